@@ -1,0 +1,168 @@
+#include "engine/json/writer.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace retrace::json {
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+void AppendUnicodeEscape(std::string& out, uint32_t unit) {
+  out += "\\u";
+  out += kHex[(unit >> 12) & 0xF];
+  out += kHex[(unit >> 8) & 0xF];
+  out += kHex[(unit >> 4) & 0xF];
+  out += kHex[unit & 0xF];
+}
+
+// Characters that need no escape: printable ASCII except '"' and '\\', and
+// every byte >= 0x80 except the lead byte 0xED (which may start a surrogate).
+constexpr bool NeedsCare(unsigned char b) { return b < 0x20 || b == '"' || b == '\\' || b == 0xED; }
+
+struct Frame {
+  const Value* v;
+  size_t next;  // index of the next child to write
+};
+
+}  // namespace
+
+void AppendQuoted(std::string& out, std::string_view s) {
+  out += '"';
+  size_t i = 0;
+  while (i < s.size()) {
+    const size_t run = i;
+    while (i < s.size() && !NeedsCare(static_cast<unsigned char>(s[i]))) ++i;
+    out.append(s.data() + run, i - run);
+    if (i >= s.size()) break;
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b == 0xED) {
+      // WTF-8 lone surrogate ED A0..BF xx → \udxxx; other ED sequences are plain UTF-8.
+      const auto b1 = i + 2 < s.size() ? static_cast<unsigned char>(s[i + 1]) : 0;
+      if (b1 >= 0xA0) {
+        const uint32_t unit = 0xD000 | ((b1 & 0x3F) << 6) | (static_cast<unsigned char>(s[i + 2]) & 0x3F);
+        AppendUnicodeEscape(out, unit);
+      } else {
+        out.append(s.data() + i, std::min<size_t>(3, s.size() - i));
+      }
+      i += 3;
+      continue;
+    }
+    switch (b) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default: AppendUnicodeEscape(out, b);
+    }
+    ++i;
+  }
+  out += '"';
+}
+
+void AppendNumber(std::string& out, double d) {
+  if (d == 0) {  // also -0
+    out += '0';
+    return;
+  }
+  if (std::trunc(d) == d && std::fabs(d) < 1e15) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, static_cast<int64_t>(d));
+    out.append(buf, r.ptr);
+    return;
+  }
+  // Shortest round-trip digits via scientific form "d.ddde±x", then JS layout.
+  char sci[40];
+  auto r = std::to_chars(sci, sci + sizeof sci, d, std::chars_format::scientific);
+  std::string_view text(sci, r.ptr - sci);
+  const bool neg = text[0] == '-';
+  if (neg) text.remove_prefix(1);
+  const size_t e = text.find('e');
+  std::string digits;
+  for (char c : text.substr(0, e))
+    if (c != '.') digits += c;
+  const int exp10 = std::atoi(std::string(text.substr(e + 1)).c_str());
+  const int k = static_cast<int>(digits.size());
+  const int n = exp10 + 1;  // position of the decimal point
+  if (neg) out += '-';
+  if (k <= n && n <= 21) {
+    out += digits;
+    out.append(n - k, '0');
+  } else if (0 < n && n <= 21) {
+    out.append(digits, 0, n);
+    out += '.';
+    out.append(digits, n);
+  } else if (-6 < n && n <= 0) {
+    out += "0.";
+    out.append(-n, '0');
+    out += digits;
+  } else {
+    out += digits[0];
+    if (k > 1) {
+      out += '.';
+      out.append(digits, 1);
+    }
+    out += 'e';
+    out += n - 1 >= 0 ? '+' : '-';
+    out += std::to_string(std::abs(n - 1));
+  }
+}
+
+std::string FormatNumber(double d) {
+  std::string s;
+  AppendNumber(s, d);
+  return s;
+}
+
+void AppendSerialized(std::string& out, const Value& root) {
+  std::vector<Frame> stack;
+  const Value* v = &root;
+  while (true) {
+    // Write `v`; containers are opened and pushed.
+    switch (v->kind()) {
+      case Value::Kind::kNull: out += "null"; break;
+      case Value::Kind::kBool: out += v->as_bool() ? "true" : "false"; break;
+      case Value::Kind::kNumber: AppendNumber(out, v->as_number()); break;
+      case Value::Kind::kString: AppendQuoted(out, v->as_string()); break;
+      case Value::Kind::kArray: out += '['; stack.push_back({v, 0}); break;
+      case Value::Kind::kObject: out += '{'; stack.push_back({v, 0}); break;
+    }
+    // Find the next child to write, closing finished containers.
+    v = nullptr;
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      const bool is_array = f.v->is_array();
+      const size_t size = is_array ? f.v->as_array().size() : f.v->as_object().size();
+      if (f.next == size) {
+        out += is_array ? ']' : '}';
+        stack.pop_back();
+        continue;
+      }
+      if (f.next > 0) out += ',';
+      if (is_array) {
+        v = &f.v->as_array()[f.next++];
+      } else {
+        const auto& m = f.v->as_object()[f.next++];
+        AppendQuoted(out, m.first);
+        out += ':';
+        v = &m.second;
+      }
+      break;
+    }
+    if (v == nullptr) return;
+  }
+}
+
+std::string Serialize(const Value& value) {
+  std::string out;
+  AppendSerialized(out, value);
+  return out;
+}
+
+}  // namespace retrace::json

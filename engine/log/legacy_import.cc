@@ -1,0 +1,134 @@
+#include "engine/log/legacy_import.h"
+
+#include <string>
+
+#include "engine/log/message_shape.h"
+
+namespace retrace::log {
+namespace {
+
+using json::Value;
+
+bool IsNonEmptyKindRecord(const Value* v) {
+  const Value* kind = v != nullptr ? v->Find("kind") : nullptr;
+  return kind != nullptr && kind->is_string() && !kind->as_string().empty();
+}
+
+// Removes `key` from an object and returns its value (null if absent).
+Value Take(Value& obj, std::string_view key) {
+  auto& o = obj.as_object();
+  for (auto it = o.begin(); it != o.end(); ++it) {
+    if (it->first == key) {
+      Value v = std::move(it->second);
+      o.erase(it);
+      return v;
+    }
+  }
+  return Value();
+}
+
+std::string MintedId(std::string_view session_id, const Event& e, const EventLookup& lookup) {
+  if (e.type == "tool/result" && e.surface_op && e.surface_op->kind == SurfaceOp::Kind::kReplace) {
+    if (const Event* target = lookup(e.surface_op->start)) {
+      const Value* m = MessageOf(*target);
+      const Value* id = m != nullptr ? m->Find("id") : nullptr;
+      if (id != nullptr && id->is_string()) return id->as_string();
+    }
+  }
+  return "legacy-message:" + std::string(session_id) + ":" + std::to_string(e.seq);
+}
+
+Result<bool> UpgradeTurnEnd(Event& e) {
+  Value* reason = e.data.Find("reason");
+  if (reason == nullptr || !IsNonEmptyKindRecord(reason)) return false;
+  const std::string kind = reason->Find("kind")->as_string();
+  if (kind == "aborted" && reason->Find("reason") == nullptr) {
+    reason->Set("reason", Value::MakeObject({{"kind", "legacy"}}));
+    return true;
+  }
+  if (kind == "disposed") {
+    *reason = Value::MakeObject({{"kind", "aborted"}, {"reason", Value::MakeObject({{"kind", "disposed"}})}});
+    return true;
+  }
+  if (kind != "error" || reason->Find("error") != nullptr) return false;
+  if (const Value* failure = reason->Find("failure")) {
+    *reason = Value::MakeObject({{"kind", "error"}, {"error", *failure}});
+    return true;
+  }
+  const Value* message = reason->Find("message");
+  if (message == nullptr || !message->is_string())
+    return Status::Corruption("malformed pre-react-loop turn/end at seq " + std::to_string(e.seq));
+  const Value* code = reason->Find("code");
+  Value error = Value::MakeObject({{"message", *message}, {"code", code != nullptr ? *code : Value("UNKNOWN")}});
+  *reason = Value::MakeObject({{"kind", "error"}, {"error", std::move(error)}});
+  return true;
+}
+
+bool UpgradeSteering(Event& e, std::string_view session_id, const EventLookup& lookup) {
+  e.type = "user/message";
+  if (!e.surface_op) e.surface_op = SurfaceOp{};
+  if (Value* message = e.data.Find("message")) {
+    e.data = Value(*message);
+    return true;
+  }
+  Value content = Take(e.data, "content");
+  Value source = Take(e.data, "source");
+  e.data = Value::MakeObject({{"content", std::move(content)}, {"source", std::move(source)},
+                              {"id", MintedId(session_id, e, lookup)}, {"role", "user"}});
+  return true;
+}
+
+bool UpgradePreIdentity(Event& e, std::string_view session_id, const EventLookup& lookup) {
+  if (!e.data.is_object()) return false;
+  if (e.type == "user/message" && e.data.Find("id") == nullptr && e.data.Find("content") != nullptr) {
+    e.data.Set("id", MintedId(session_id, e, lookup));
+    e.data.Set("role", "user");
+    return true;
+  }
+  if (e.type == "assistant/message" && e.data.Find("message") == nullptr && e.data.Find("provenance") != nullptr) {
+    Value content = Take(e.data, "content");
+    Value source = Take(e.data, "provenance");
+    if (source.is_object()) source.Set("kind", "model");
+    e.data.Set("message", Value::MakeObject({{"id", MintedId(session_id, e, lookup)}, {"role", "assistant"},
+                                             {"content", std::move(content)}, {"source", std::move(source)}}));
+    return true;
+  }
+  if (e.type == "tool/result" && e.data.Find("message") == nullptr && e.data.Find("callId") != nullptr) {
+    const std::string id = MintedId(session_id, e, lookup);
+    Value call_id = Take(e.data, "callId");
+    Value content = Take(e.data, "content");
+    Value is_error = Take(e.data, "isError");
+    Value block = Value::MakeObject({{"type", "tool-result"}, {"toolCallId", call_id}, {"content", std::move(content)}});
+    if (!is_error.is_null()) block.Set("isError", std::move(is_error));
+    e.data.Set("message", Value::MakeObject({{"id", id}, {"role", "user"},
+                                             {"content", Value::Array{std::move(block)}},
+                                             {"source", Value::MakeObject({{"kind", "tool"}, {"callId", call_id}})}}));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<bool> ImportLegacy(Event& e, std::string_view session_id, const EventLookup& lookup) {
+  const std::string at = " (seq " + std::to_string(e.seq) + ")";
+  if (e.type == "request/header-delta" || e.type == "mode/set")
+    return Status::Corruption("legacy event type \"" + e.type + "\"" + at + " is no longer supported");
+  if (e.type == "request/header") {
+    const Value* reason = e.data.Find("reason");
+    if (reason != nullptr && reason->is_string() && reason->as_string() == "fallback")
+      return Status::Corruption("request/header with reason \"fallback\"" + at + " is no longer supported");
+    return false;
+  }
+  if (e.type == "turn/start" && e.data.Find("trigger") != nullptr) {
+    if (!IsNonEmptyKindRecord(e.data.Find("trigger")))
+      return Status::Corruption("malformed pre-react-loop turn/start" + at);
+    Take(e.data, "trigger");
+    return true;
+  }
+  if (e.type == "turn/end") return UpgradeTurnEnd(e);
+  if (e.type == "steering/message") return UpgradeSteering(e, session_id, lookup);
+  return UpgradePreIdentity(e, session_id, lookup);
+}
+
+}  // namespace retrace::log

@@ -1,0 +1,23 @@
+// Legacy import (spec/dsh-session-log.md §9.3): older dsh event shapes are
+// upgraded to the current v0 shapes on every read. Stored text is never
+// rewritten; this is a pure function of the event (and, for a replacing
+// tool/result, of its replace target).
+#ifndef RETRACE_ENGINE_LOG_LEGACY_IMPORT_H_
+#define RETRACE_ENGINE_LOG_LEGACY_IMPORT_H_
+
+#include <string_view>
+
+#include "engine/base/status.h"
+#include "engine/log/event.h"
+#include "engine/log/surface_fold.h"
+
+namespace retrace::log {
+
+// Upgrades `event` in place when it has a legacy shape; returns whether it
+// changed. Refuses `request/header-delta`, `mode/set`, `request/header` with
+// reason 'fallback' and malformed pre-react-loop turn events.
+Result<bool> ImportLegacy(Event& event, std::string_view session_id, const EventLookup& lookup);
+
+}  // namespace retrace::log
+
+#endif  // RETRACE_ENGINE_LOG_LEGACY_IMPORT_H_

@@ -1,0 +1,40 @@
+// SessionChecker: the rules dsh's Session enforces on every event, always
+// (spec/dsh-session-log.md §5.1, §9.2): contiguous seqs from 0, known types
+// (unknown ones only when ignorable), envelope rules, message shapes and the
+// surface transition. Feed it events in seq order, after legacy import.
+#ifndef RETRACE_ENGINE_LOG_SESSION_CHECKER_H_
+#define RETRACE_ENGINE_LOG_SESSION_CHECKER_H_
+
+#include <cstdint>
+#include <string>
+
+#include "engine/base/status.h"
+#include "engine/log/event.h"
+#include "engine/log/surface_fold.h"
+
+namespace retrace::log {
+
+class SessionChecker {
+ public:
+  explicit SessionChecker(std::string session_id) : session_id_(std::move(session_id)) {}
+
+  // Accepts `event` as the next one or explains why not. On failure the
+  // checker's state is unchanged. `lookup` resolves earlier events (needed
+  // only for tool/result replacements).
+  Status Check(const Event& event, const EventLookup& lookup);
+
+  int64_t next_seq() const { return next_seq_; }
+  const SurfaceFold& surface() const { return fold_; }
+
+ private:
+  std::string session_id_;
+  int64_t next_seq_ = 0;
+  SurfaceFold fold_;
+};
+
+// dsh's refusal text for an unknown, non-ignorable event type (§9.2).
+std::string UnknownEventTypeMessage(std::string_view session_id, std::string_view type, int64_t seq);
+
+}  // namespace retrace::log
+
+#endif  // RETRACE_ENGINE_LOG_SESSION_CHECKER_H_

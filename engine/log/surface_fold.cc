@@ -1,0 +1,73 @@
+#include "engine/log/surface_fold.h"
+
+#include <algorithm>
+#include <string>
+
+#include "engine/json/value.h"
+
+namespace retrace::log {
+namespace {
+
+using json::Value;
+
+// data with message.content[0].content removed: what a content-only rewrite keeps.
+Value WithoutResultContent(const Value& data) {
+  Value copy = data;
+  if (Value* m = copy.Find("message")) {
+    if (Value* c = m->Find("content"); c != nullptr && c->is_array() && !c->as_array().empty()) {
+      auto& block = c->as_array()[0];
+      if (block.is_object()) {
+        auto& o = block.as_object();
+        o.erase(std::remove_if(o.begin(), o.end(), [](const Value::Member& mm) { return mm.first == "content"; }),
+                o.end());
+      }
+    }
+  }
+  return copy;
+}
+
+}  // namespace
+
+Status SurfaceFold::Apply(const Event& e, const EventLookup& lookup) {
+  if (!e.surface_op) return Status::Ok();
+  if (e.surface_op->kind == SurfaceOp::Kind::kAppend) {
+    nodes_.push_back(e.seq);
+    return Status::Ok();
+  }
+  const std::string where = "surface replace at seq " + std::to_string(e.seq);
+  const auto i = std::find(nodes_.begin(), nodes_.end(), e.surface_op->start);
+  const auto j = std::find(nodes_.begin(), nodes_.end(), e.surface_op->end);
+  if (i == nodes_.end() || j == nodes_.end())
+    return Status::Corruption(where + ": range " + std::to_string(e.surface_op->start) + ".." +
+                              std::to_string(e.surface_op->end) + " is not on the current surface");
+  if (i > j) return Status::Corruption(where + ": range start comes after its end on the surface");
+  const std::vector<int64_t> shadowed(i, j + 1);
+  const auto& sources = e.source_event_seqs ? *e.source_event_seqs : std::vector<int64_t>{};
+  for (int64_t s : shadowed) {
+    if (std::find(sources.begin(), sources.end(), s) == sources.end())
+      return Status::Corruption(where + ": sourceEventSeqs must cite shadowed seq " + std::to_string(s));
+  }
+  if (e.type == "tool/result") {
+    const Event* old = shadowed.size() == 1 ? lookup(shadowed[0]) : nullptr;
+    if (old == nullptr || old->type != "tool/result")
+      return Status::Corruption(where + ": a tool/result may replace exactly one tool/result");
+    if (!(WithoutResultContent(old->data) == WithoutResultContent(e.data)))
+      return Status::Corruption(where + ": a tool/result replacement may change only message.content[0].content");
+  }
+  const auto pos = nodes_.erase(i, j + 1);
+  nodes_.insert(pos, e.seq);
+  shadowed_.insert(shadowed.begin(), shadowed.end());
+  ++generation_;
+  return Status::Ok();
+}
+
+SurfaceClass SurfaceFold::Classify(int64_t seq) const {
+  if (shadowed_.count(seq) != 0) {
+    // A shadowed replacement can never come back, but a seq is in at most one of the two.
+    return SurfaceClass::kShadowed;
+  }
+  return std::find(nodes_.begin(), nodes_.end(), seq) != nodes_.end() ? SurfaceClass::kCurrent
+                                                                       : SurfaceClass::kLogOnly;
+}
+
+}  // namespace retrace::log

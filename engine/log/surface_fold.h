@@ -1,0 +1,46 @@
+// SurfaceFold: the canonical replay rule for the model-visible surface
+// (spec/dsh-session-log.md §11.1).
+//
+// The surface is an ordered list of seqs of message-producing events. `append`
+// pushes; `{op:'replace', start, end}` swaps the positional run of current nodes
+// from `start` to `end` for the new event. Shadowed seqs stay in the log.
+#ifndef RETRACE_ENGINE_LOG_SURFACE_FOLD_H_
+#define RETRACE_ENGINE_LOG_SURFACE_FOLD_H_
+
+#include <cstdint>
+#include <functional>
+#include <unordered_set>
+#include <vector>
+
+#include "engine/base/status.h"
+#include "engine/log/event.h"
+
+namespace retrace::log {
+
+// Looks up an earlier event of the same log by seq (nullptr if unknown).
+using EventLookup = std::function<const Event*(int64_t seq)>;
+
+enum class SurfaceClass { kCurrent, kShadowed, kLogOnly };
+
+class SurfaceFold {
+ public:
+  // Applies one event (REQUIRES: envelope rules hold; events in seq order).
+  // Refuses a replace whose range is not on the current surface, whose
+  // sources miss a shadowed seq, or a tool/result replace that is not a
+  // content-only rewrite of exactly one tool/result. `lookup` is used only for
+  // that last check.
+  Status Apply(const Event& event, const EventLookup& lookup);
+
+  const std::vector<int64_t>& nodes() const { return nodes_; }
+  int64_t replace_generation() const { return generation_; }
+  SurfaceClass Classify(int64_t seq) const;
+
+ private:
+  std::vector<int64_t> nodes_;
+  std::unordered_set<int64_t> shadowed_;
+  int64_t generation_ = 0;
+};
+
+}  // namespace retrace::log
+
+#endif  // RETRACE_ENGINE_LOG_SURFACE_FOLD_H_

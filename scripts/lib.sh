@@ -1,0 +1,33 @@
+# Shared by scripts/demo and scripts/test: install what is missing, configure, build.
+# Sourced, not executed.
+set -euo pipefail
+
+RETRACE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+RETRACE_BUILD="${RETRACE_BUILD:-$RETRACE_ROOT/build}"
+
+# Debian 12 packages the build, tests and benchmarks need (README "Dependencies").
+RETRACE_PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  libsqlite3-dev libzstd-dev zstd libsimdjson-dev nlohmann-json3-dev
+  libspdlog-dev libboost-dev libcli11-dev libgtest-dev libgmock-dev
+)
+
+retrace_install_deps() {
+  local missing=()
+  for p in "${RETRACE_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    echo "retrace: installing missing Debian packages: ${missing[*]}" >&2
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  fi
+}
+
+retrace_build() {
+  cmake -S "$RETRACE_ROOT" -B "$RETRACE_BUILD" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release -DRETRACE_WERROR=ON >/dev/null
+  cmake --build "$RETRACE_BUILD" -j "$(nproc)"
+}

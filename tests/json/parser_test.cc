@@ -1,0 +1,101 @@
+#include "engine/json/parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "engine/json/writer.h"
+
+namespace retrace::json {
+namespace {
+
+std::string RoundTrip(std::string_view text) {
+  auto v = Parse(text);
+  EXPECT_TRUE(v.ok()) << v.status().message();
+  return v.ok() ? Serialize(*v) : "";
+}
+
+std::string ErrorOf(std::string_view text) {
+  auto v = Parse(text);
+  EXPECT_FALSE(v.ok()) << "accepted: " << text;
+  return v.ok() ? "" : v.status().message();
+}
+
+TEST(JsonParserTest, KeepsObjectKeyOrder) { EXPECT_EQ(RoundTrip(R"({"z":1,"a":2,"m":3})"), R"({"z":1,"a":2,"m":3})"); }
+
+TEST(JsonParserTest, HoistsArrayIndexKeysLikeJavaScript) {
+  // Observed in Node: JSON.stringify(JSON.parse('{"b":1,"2":2,"a":3,"1":4,"b":5}')).
+  EXPECT_EQ(RoundTrip(R"({"b":1,"2":2,"a":3,"1":4,"b":5})"), R"({"1":4,"2":2,"b":5,"a":3})");
+}
+
+TEST(JsonParserTest, DuplicateKeyKeepsFirstPositionLastValue) {
+  EXPECT_EQ(RoundTrip(R"({"a":1,"b":2,"a":3})"), R"({"a":3,"b":2})");
+}
+
+TEST(JsonParserTest, NonCanonicalIndexKeysAreOrdinary) {
+  EXPECT_EQ(RoundTrip(R"({"b":1,"01":2,"4294967295":3,"-1":4})"), R"({"b":1,"01":2,"4294967295":3,"-1":4})");
+}
+
+TEST(JsonParserTest, KeepsLoneSurrogatesAndWritesThemEscaped) {
+  EXPECT_EQ(RoundTrip(R"(["\ud800","x\udfffy","\ud83d\ude00","\uDBFF"])"), "[\"\\ud800\",\"x\\udfffy\",\"😀\",\"\\udbff\"]");
+}
+
+TEST(JsonParserTest, HighSurrogateFollowedByNonLowEscapeStaysLone) {
+  EXPECT_EQ(RoundTrip(R"("\ud800\u0041")"), R"("\ud800A")");
+}
+
+TEST(JsonParserTest, NormalizesOptionalEscapes) {
+  EXPECT_EQ(RoundTrip(R"("\/\u0041\u00e9\u2028")"), "\"/Aé\u2028\"");
+}
+
+TEST(JsonParserTest, ParsesNumbersAsDoubles) {
+  EXPECT_EQ(RoundTrip("[0,-0,1.50,1e2,1E-2,12345678901234567890,-0.0,2.5e-400]"),
+            "[0,0,1.5,100,0.01,12345678901234567000,0,0]");
+}
+
+TEST(JsonParserTest, NegativeZeroIsKeptDistinct) {
+  auto v = Parse("-0");
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE(std::signbit(v->as_number()));
+}
+
+TEST(JsonParserTest, RefusesNumbersBeyondDoubleRange) { EXPECT_NE(ErrorOf("1e400").find("out of range"), std::string::npos); }
+
+TEST(JsonParserTest, RefusesNonJsonLiterals) {
+  for (const char* bad : {"NaN", "Infinity", "-Infinity", "undefined", "01", "1.", ".5", "+1", "1e", "tru", "nul"})
+    ErrorOf(bad);
+}
+
+TEST(JsonParserTest, RefusesStructuralErrors) {
+  for (const char* bad : {"", "  ", "{", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "[1 2]", "\"abc", "[1]x",
+                          "{\"a\":1}}", "'a'", "[\"\\x\"]", "[\"\\u12\"]", "[\"a\tb\"]"})
+    ErrorOf(bad);
+}
+
+TEST(JsonParserTest, ErrorNamesTheByteOffset) {
+  EXPECT_EQ(ErrorOf(R"({"a":1,})"), "invalid JSON at byte 7: expected a string key");
+}
+
+TEST(JsonParserTest, RefusesInvalidUtf8) {
+  for (std::string bad : {std::string("\"\xff\""), std::string("\"\xc0\x80\""), std::string("\"\xed\xa0\x80\""),
+                          std::string("\"\xe2\x82\""), std::string("\"\xf4\x90\x80\x80\"")})
+    EXPECT_NE(ErrorOf(bad).find("invalid UTF-8"), std::string::npos) << bad;
+}
+
+TEST(JsonParserTest, DeepNestingDoesNotOverflowTheStack) {
+  constexpr int kDepth = 200000;
+  std::string text(kDepth, '[');
+  text += std::string(kDepth, ']');
+  auto v = Parse(text);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(Serialize(*v), text);
+  std::string objects;
+  for (int i = 0; i < kDepth; ++i) objects += "{\"a\":";
+  objects += "1" + std::string(kDepth, '}');
+  auto o = Parse(objects);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(Serialize(*o), objects);
+}
+
+}  // namespace
+}  // namespace retrace::json

@@ -1,0 +1,68 @@
+#include "engine/json/writer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace retrace::json {
+namespace {
+
+// Expected strings were printed by Node 22's JSON.stringify.
+TEST(JsonWriterTest, NumbersMatchJavaScript) {
+  const std::pair<double, const char*> cases[] = {
+      {0, "0"},
+      {-0.0, "0"},
+      {1, "1"},
+      {-1, "-1"},
+      {0.1, "0.1"},
+      {1e21, "1e+21"},
+      {1e20, "100000000000000000000"},
+      {123e-7, "0.0000123"},
+      {1e-7, "1e-7"},
+      {1.5e-7, "1.5e-7"},
+      {5e-324, "5e-324"},
+      {1.7976931348623157e308, "1.7976931348623157e+308"},
+      {0.000001, "0.000001"},
+      {123456789012345680000.0, "123456789012345680000"},
+      {9007199254740992.0, "9007199254740992"},
+      {1.1, "1.1"},
+      {1e15, "1000000000000000"},
+      {1234500000000000.0, "1234500000000000"},
+      {-1.5e-10, "-1.5e-10"},
+      {9223372036854775808.0, "9223372036854776000"},
+      {0.1 + 0.2, "0.30000000000000004"},
+      {1e16, "10000000000000000"},
+      {123.456, "123.456"},
+      {-0.0000001234, "-1.234e-7"},
+      {1796003747260.0, "1796003747260"},
+  };
+  for (const auto& [d, want] : cases) EXPECT_EQ(FormatNumber(d), want) << d;
+}
+
+TEST(JsonWriterTest, StringsEscapeOnlyWhatJsonStringifyEscapes) {
+  std::string s = "\"\\/\b\f\n\r\t";
+  s += '\x01';
+  s += '\x1f';
+  s += "\x7f\u2028\u2029é😀";
+  std::string out;
+  AppendQuoted(out, s);
+  EXPECT_EQ(out, "\"\\\"\\\\/\\b\\f\\n\\r\\t\\u0001\\u001f\x7f\u2028\u2029é😀\"");
+}
+
+TEST(JsonWriterTest, WritesObjectsArraysAndLiteralsCompactly) {
+  Value v = Value::MakeObject({{"a", Value::Array{1, true, Value(), "x"}}, {"b", Value::MakeObject()}, {"c", Value::Array{}}});
+  EXPECT_EQ(Serialize(v), R"({"a":[1,true,null,"x"],"b":{},"c":[]})");
+}
+
+TEST(JsonWriterTest, SetHoistsIndexKeys) {
+  Value v = Value::MakeObject();
+  v.Set("b", 1);
+  v.Set("10", 2);
+  v.Set("a", 3);
+  v.Set("2", 4);
+  EXPECT_EQ(Serialize(v), R"({"2":4,"10":2,"b":1,"a":3})");
+}
+
+}  // namespace
+}  // namespace retrace::json

@@ -1,0 +1,70 @@
+// Shared test vocabulary: fixture access, temp dirs, line splitting.
+#ifndef RETRACE_TESTS_TEST_UTIL_H_
+#define RETRACE_TESTS_TEST_UTIL_H_
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace retrace::testing {
+
+inline std::string FixturePath(const std::string& name) { return std::string(RETRACE_FIXTURE_DIR) + "/" + name; }
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+// Splits on '\n'; a final line without '\n' is kept.
+inline std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    lines.push_back(text.substr(start, nl - start));
+    start = nl + 1;
+  }
+  return lines;
+}
+
+inline const std::vector<std::string>& RawFixtures() {
+  static const std::vector<std::string> kFixtures = {
+      "s1-tools-inject.jsonl", "s2-interrupted-tool.crashed.jsonl", "s2-interrupted-tool.repaired-resumed.jsonl",
+      "c01-fs-read.jsonl",     "c04-bash-jobs.jsonl",               "c06-errors-policy.jsonl"};
+  return kFixtures;
+}
+
+// A fresh directory removed on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "retrace-test-XXXXXX").string();
+    path_ = mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace retrace::testing
+
+#endif  // RETRACE_TESTS_TEST_UTIL_H_

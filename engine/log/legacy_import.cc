@@ -108,7 +108,30 @@ bool UpgradePreIdentity(Event& e, std::string_view session_id, const EventLookup
   return false;
 }
 
+bool IsStringValue(const Value* v, std::string_view s) { return v != nullptr && v->is_string() && v->as_string() == s; }
+
+bool IsLegacyTurnEndReason(const Value* reason) {
+  if (!IsNonEmptyKindRecord(reason)) return false;
+  const Value* kind = reason->Find("kind");
+  if (IsStringValue(kind, "aborted")) return reason->Find("reason") == nullptr;
+  if (IsStringValue(kind, "disposed")) return true;
+  return IsStringValue(kind, "error") && reason->Find("error") == nullptr;
+}
+
 }  // namespace
+
+bool IsLegacyShape(const Event& e) {
+  const std::string& t = e.type;
+  if (t == "request/header-delta" || t == "mode/set" || t == "steering/message") return true;
+  if (t == "request/header") return IsStringValue(e.data.Find("reason"), "fallback");
+  if (t == "turn/start") return e.data.Find("trigger") != nullptr;
+  if (t == "turn/end") return IsLegacyTurnEndReason(e.data.Find("reason"));
+  if (!e.data.is_object()) return false;
+  if (t == "user/message") return e.data.Find("id") == nullptr && e.data.Find("content") != nullptr;
+  if (t == "assistant/message") return e.data.Find("message") == nullptr && e.data.Find("provenance") != nullptr;
+  if (t == "tool/result") return e.data.Find("message") == nullptr && e.data.Find("callId") != nullptr;
+  return false;
+}
 
 Result<bool> ImportLegacy(Event& e, std::string_view session_id, const EventLookup& lookup) {
   const std::string at = " (seq " + std::to_string(e.seq) + ")";

@@ -13,6 +13,10 @@
 
 namespace retrace::log {
 
+// True when `event` has a legacy (or refused retired) shape, i.e. when
+// ImportLegacy would change or refuse it. Cheap; never copies.
+bool IsLegacyShape(const Event& event);
+
 // Upgrades `event` in place when it has a legacy shape; returns whether it
 // changed. Refuses `request/header-delta`, `mode/set`, `request/header` with
 // reason 'fallback' and malformed pre-react-loop turn events.

@@ -10,6 +10,7 @@ namespace {
 
 std::string Upgrade(const std::string& line, bool expect_change = true) {
   Event e = testing::Ev(line);
+  EXPECT_EQ(IsLegacyShape(e), expect_change) << line;
   auto changed = ImportLegacy(e, "sid", [](int64_t) { return nullptr; });
   EXPECT_TRUE(changed.ok()) << changed.status().message();
   if (changed.ok()) {
@@ -20,6 +21,7 @@ std::string Upgrade(const std::string& line, bool expect_change = true) {
 
 std::string Refusal(const std::string& line) {
   Event e = testing::Ev(line);
+  EXPECT_TRUE(IsLegacyShape(e)) << line;
   auto changed = ImportLegacy(e, "sid", [](int64_t) { return nullptr; });
   EXPECT_FALSE(changed.ok()) << line;
   return changed.ok() ? "" : changed.status().message();
@@ -67,6 +69,7 @@ TEST(LegacyImportTest, RefusesRetiredTypes) {
 TEST(LegacyImportTest, CurrentFixtureEventsAreUnchanged) {
   for (const auto& name : retrace::testing::RawFixtures()) {
     for (Event e : testing::PlainFixtureEvents(name)) {
+      EXPECT_FALSE(IsLegacyShape(e)) << name << " seq " << e.seq;
       auto changed = ImportLegacy(e, "sid", [](int64_t) { return nullptr; });
       ASSERT_TRUE(changed.ok()) << name;
       EXPECT_FALSE(*changed) << name << " seq " << e.seq;

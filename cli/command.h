@@ -1,0 +1,42 @@
+// The subcommand table: each command registers its options on a CLI11
+// subcommand and returns its handler. The same table drives `--help`, the
+// command list and "did you mean ...?".
+#ifndef RETRACE_CLI_COMMAND_H_
+#define RETRACE_CLI_COMMAND_H_
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "cli/context.h"
+
+namespace retrace::cli {
+
+using Handler = std::function<int()>;
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;
+  // Adds options to `sub` (bound to state the handler captures) and returns the handler.
+  std::function<Handler(CLI::App& sub, Context& ctx)> setup;
+};
+
+std::span<const Command> Commands();
+
+// The closest command name within edit distance 2, or "".
+std::string SuggestCommand(std::string_view typo);
+
+// One factory per command (cli/<name>_command.cc).
+Command ImportCommand();
+Command ExportCommand();
+Command SessionsCommand();
+Command EventsCommand();
+Command RepairCommand();
+Command MigrateCommand();
+
+}  // namespace retrace::cli
+
+#endif  // RETRACE_CLI_COMMAND_H_

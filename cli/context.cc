@@ -1,0 +1,28 @@
+#include "cli/context.h"
+
+#include <chrono>
+
+#include "cli/exit_codes.h"
+
+namespace retrace::cli {
+
+int64_t Context::NowMs() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Result<std::unique_ptr<store::EventStore>> Context::OpenStore(bool migrate, bool create) const {
+  store::StoreOptions options;
+  options.durability = durability_normal ? store::Durability::kNormal : store::Durability::kFull;
+  options.now_ms = [this] { return NowMs(); };
+  options.migrate = migrate;
+  options.create = create;
+  return store::EventStore::Open(db_path, options);
+}
+
+int Context::Fail(const Status& st) const {
+  std::fprintf(err, "retrace: %s\n", st.message().c_str());
+  return ExitCodeFor(st);
+}
+
+}  // namespace retrace::cli

@@ -1,0 +1,79 @@
+// retrace events <session> [--type T] [--from SEQ] [--json]
+#include "cli/command.h"
+#include "cli/exit_codes.h"
+#include "cli/format.h"
+#include "engine/json/parser.h"
+
+namespace retrace::cli {
+namespace {
+
+struct Args {
+  std::string session;
+  std::string type;
+  int64_t from = 0;
+  bool as_json = false;
+};
+
+std::string StringField(const json::Value* v) { return v != nullptr && v->is_string() ? v->as_string() : ""; }
+
+// A one-line human summary of what an event says.
+std::string Detail(const store::StoredEvent& e) {
+  if (e.type == "assistant/chunk") return "";  // deltas: see --json
+  auto v = json::Parse(e.json);
+  if (!v.ok()) return "";
+  const json::Value* data = v->Find("data");
+  if (data == nullptr) return "";
+  if (e.type == "tool/call") return StringField(data->Find("name")) + " " + StringField(data->Find("callId"));
+  if (e.type == "tool/result") {
+    const json::Value* m = data->Find("message");
+    const json::Value* src = m != nullptr ? m->Find("source") : nullptr;
+    const json::Value* err = data->Find("error");
+    std::string d = StringField(src != nullptr ? src->Find("callId") : nullptr);
+    if (err != nullptr) d += " error " + StringField(err->Find("code"));
+    return d;
+  }
+  if (e.type == "turn/start" || e.type == "turn/end" || e.type == "step/start" || e.type == "step/end") {
+    std::string d;
+    if (const json::Value* t = data->Find("turn"); t != nullptr && t->is_number()) d += "turn " + std::to_string(static_cast<int64_t>(t->as_number()));
+    if (const json::Value* s = data->Find("step"); s != nullptr && s->is_number()) d += " step " + std::to_string(static_cast<int64_t>(s->as_number()));
+    if (const json::Value* r = data->Find("reason"); r != nullptr) d += " " + StringField(r->Find("kind"));
+    return d;
+  }
+  return "";
+}
+
+int Run(const Context& ctx, const Args& a) {
+  if (a.from < 0) return ctx.Fail(Status::InvalidArgument("--from must be a non-negative seq"));
+  auto store = ctx.OpenStore(false, /*create=*/false);
+  if (!store.ok()) return ctx.Fail(store.status());
+  store::EventFilter filter{a.from, a.type.empty() ? std::nullopt : std::optional<std::string>(a.type)};
+  std::vector<std::vector<std::string>> rows = {{"SEQ", "TIME", "TYPE", "DETAIL"}};
+  Status st = (*store)->ForEachEvent(a.session, filter, [&](const store::StoredEvent& e) {
+    if (a.as_json) {
+      std::fwrite(e.json.data(), 1, e.json.size(), ctx.out);
+      std::fputc('\n', ctx.out);
+    } else {
+      rows.push_back({std::to_string(e.seq), IsoTime(e.time), e.type, Detail(e)});
+    }
+    return Status::Ok();
+  });
+  if (!st.ok()) return ctx.Fail(st);
+  if (!a.as_json) std::fputs(AlignedTable(rows).c_str(), ctx.out);
+  return kExitOk;
+}
+
+}  // namespace
+
+Command EventsCommand() {
+  return {"events", "List a session's events (one line each, or the verbatim JSON with --json)",
+          [](CLI::App& sub, Context& ctx) -> Handler {
+            auto a = std::make_shared<Args>();
+            sub.add_option("session", a->session, "Session id")->required();
+            sub.add_option("--type", a->type, "Only events of this type (e.g. tool/call)");
+            sub.add_option("--from", a->from, "Start at this seq (default 0)");
+            sub.add_flag("--json", a->as_json, "Print each event's stored JSON text, one per line (JSONL)");
+            return [&ctx, a] { return Run(ctx, *a); };
+          }};
+}
+
+}  // namespace retrace::cli

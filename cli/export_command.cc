@@ -1,0 +1,58 @@
+// retrace export <session> [-o FILE] [--zstd] [--dsh-root DIR]
+#include <unistd.h>
+
+#include "cli/command.h"
+#include "cli/exit_codes.h"
+#include "store/exporter.h"
+
+namespace retrace::cli {
+namespace {
+
+struct Args {
+  std::string session;
+  std::string output;
+  std::string dsh_root;
+  bool zstd = false;
+};
+
+int Run(const Context& ctx, const Args& a) {
+  if (!a.output.empty() && !a.dsh_root.empty())
+    return ctx.Fail(Status::InvalidArgument("use either -o or --dsh-root, not both"));
+  if (a.zstd && a.output.empty() && a.dsh_root.empty() && isatty(fileno(ctx.out)))
+    return ctx.Fail(Status::InvalidArgument("refusing to write zstd bytes to a terminal; use -o FILE"));
+  auto store = ctx.OpenStore(false, /*create=*/false);
+  if (!store.ok()) return ctx.Fail(store.status());
+  if (!a.dsh_root.empty()) {
+    auto path = store::ExportToDshRoot(**store, a.session, a.zstd, a.dsh_root);
+    if (!path.ok()) return ctx.Fail(path.status());
+    std::fprintf(ctx.err, "wrote %s\n", path->c_str());
+    return kExitOk;
+  }
+  if (!a.output.empty()) {
+    Status st = store::ExportToFile(**store, a.session, a.zstd, a.output);
+    return st.ok() ? kExitOk : ctx.Fail(st);
+  }
+  Status st = store::ExportSession(**store, a.session, a.zstd, [&](std::string_view b) {
+    return std::fwrite(b.data(), 1, b.size(), ctx.out) == b.size() ? Status::Ok() : Status::IoError("cannot write to stdout");
+  });
+  std::fflush(ctx.out);
+  return st.ok() ? kExitOk : ctx.Fail(st);
+}
+
+}  // namespace
+
+Command ExportCommand() {
+  return {"export", "Write a stored session as a dsh JSONL log (raw or zstd), byte-exact to what was imported",
+          [](CLI::App& sub, Context& ctx) -> Handler {
+            auto a = std::make_shared<Args>();
+            sub.add_option("session", a->session, "Session id")->required();
+            sub.add_option("-o,--output", a->output, "Write to FILE (atomically) instead of stdout");
+            sub.add_flag("--zstd", a->zstd, "Write checksummed zstd frames, as dsh's zstd backend does");
+            sub.add_option("--dsh-root", a->dsh_root,
+                           "Write into a dsh root: DIR/<projectKey(cwd)>/<encodeSegment(id)>/session.jsonl[.zstd]; "
+                           "never overwrites");
+            return [&ctx, a] { return Run(ctx, *a); };
+          }};
+}
+
+}  // namespace retrace::cli

@@ -1,0 +1,42 @@
+// retrace repair <session>
+#include "cli/command.h"
+#include "cli/exit_codes.h"
+#include "store/session_writer.h"
+
+namespace retrace::cli {
+namespace {
+
+int Run(const Context& ctx, const std::string& session) {
+  auto store = ctx.OpenStore(false, /*create=*/false);
+  if (!store.ok()) return ctx.Fail(store.status());
+  auto writer = (*store)->OpenWriter(session);
+  if (!writer.ok()) return ctx.Fail(writer.status());
+  const int64_t before = (*writer)->next_seq();
+  auto added = (*writer)->RepairOpenTurn();
+  if (!added.ok()) return ctx.Fail(added.status());
+  if (*added == 0) {
+    std::fprintf(ctx.out, "session %s: nothing to repair (its last turn is closed)\n", session.c_str());
+  } else {
+    std::fprintf(ctx.out, "session %s: closed the interrupted turn with %lld events (seq %lld..%lld)\n",
+                 session.c_str(), static_cast<long long>(*added), static_cast<long long>(before),
+                 static_cast<long long>(before + *added - 1));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command RepairCommand() {
+  return {"repair", "Close a turn a crash left open, exactly as dsh's cold load does (one transaction)",
+          [](CLI::App& sub, Context& ctx) -> Handler {
+            auto session = std::make_shared<std::string>();
+            sub.add_option("session", *session, "Session id")->required();
+            sub.footer(
+                "Appends dsh's interrupted-turn closers: a tool/result for each pending call\n"
+                "(TOOL_OUTCOME_UNKNOWN if its tool/call was recorded, TOOL_NOT_STARTED if not),\n"
+                "step/end if a step is open, and turn/end {kind:'interrupted'}. Idempotent.");
+            return [&ctx, session] { return Run(ctx, *session); };
+          }};
+}
+
+}  // namespace retrace::cli

@@ -1,0 +1,101 @@
+#include "store/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+namespace retrace::store {
+namespace {
+
+Status Errno(const std::string& what) { return Status::IoError(what + ": " + std::strerror(errno)); }
+
+std::string ParentOf(const std::string& path) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+Status SyncDirectory(const std::string& dir) {
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Errno("cannot open directory " + dir);
+  const int rc = fsync(fd);
+  close(fd);
+  return rc == 0 ? Status::Ok() : Errno("cannot fsync directory " + dir);
+}
+
+std::string RandomHex(int n) {
+  static thread_local std::mt19937_64 rng(std::random_device{}());
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string s;
+  for (int i = 0; i < n; ++i) s += kHex[rng() % 16];
+  return s;
+}
+
+}  // namespace
+
+Result<AtomicFile> AtomicFile::Create(const std::string& path) {
+  const std::string tmp = path + "." + RandomHex(12) + ".tmp";
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return Errno("cannot create " + tmp);
+  return AtomicFile(path, tmp, fd);
+}
+
+AtomicFile::AtomicFile(AtomicFile&& o) noexcept
+    : path_(std::move(o.path_)), tmp_(std::move(o.tmp_)), fd_(o.fd_), committed_(o.committed_) {
+  o.fd_ = -1;
+  o.committed_ = true;
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) close(fd_);
+  if (!committed_) unlink(tmp_.c_str());
+}
+
+Status AtomicFile::Append(std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = write(fd_, bytes.data(), bytes.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Errno("cannot write " + tmp_);
+    }
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::Ok();
+}
+
+Status AtomicFile::Commit(bool overwrite) {
+  if (fsync(fd_) != 0) return Errno("cannot fsync " + tmp_);
+  close(fd_);
+  fd_ = -1;
+  if (overwrite) {
+    if (rename(tmp_.c_str(), path_.c_str()) != 0) return Errno("cannot publish " + path_);
+  } else {
+    if (link(tmp_.c_str(), path_.c_str()) != 0) {
+      if (errno == EEXIST) return Status::AlreadyExists(path_ + " already exists; refusing to overwrite it");
+      return Errno("cannot publish " + path_);
+    }
+    unlink(tmp_.c_str());
+  }
+  committed_ = true;
+  return SyncDirectory(ParentOf(path_));
+}
+
+Status MakeDirectories(const std::string& dir) {
+  std::filesystem::path p(dir);
+  std::filesystem::path cur;
+  for (const auto& part : p) {
+    cur /= part;
+    if (mkdir(cur.c_str(), 0700) == 0) {
+      RETURN_IF_ERROR(SyncDirectory(ParentOf(cur.string())));
+    } else if (errno != EEXIST) {
+      return Errno("cannot create directory " + cur.string());
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace retrace::store

@@ -1,0 +1,39 @@
+// AtomicFile: writes a file so that readers see either nothing or all of it.
+// Data goes to `<path>.<random>.tmp` (O_EXCL, mode 0600), is fsynced, then
+// published with link() (no overwrite) or rename() (overwrite), and the
+// directory is fsynced. An uncommitted AtomicFile removes its temp file.
+#ifndef RETRACE_STORE_ATOMIC_FILE_H_
+#define RETRACE_STORE_ATOMIC_FILE_H_
+
+#include <string>
+#include <string_view>
+
+#include "engine/base/status.h"
+
+namespace retrace::store {
+
+class AtomicFile {
+ public:
+  static Result<AtomicFile> Create(const std::string& path);
+  AtomicFile(AtomicFile&& other) noexcept;
+  AtomicFile& operator=(AtomicFile&&) = delete;
+  ~AtomicFile();
+
+  Status Append(std::string_view bytes);
+  // Publishes the file; with `overwrite` false an existing file is an error.
+  Status Commit(bool overwrite);
+
+ private:
+  AtomicFile(std::string path, std::string tmp, int fd) : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd) {}
+  std::string path_;
+  std::string tmp_;
+  int fd_;
+  bool committed_ = false;
+};
+
+// Creates `dir` and its missing parents with mode 0700, fsyncing each parent.
+Status MakeDirectories(const std::string& dir);
+
+}  // namespace retrace::store
+
+#endif  // RETRACE_STORE_ATOMIC_FILE_H_

@@ -1,0 +1,130 @@
+// EventStore: the durable SQLite event log of retrace.
+//
+// One database file holds many sessions. Each session keeps its verbatim
+// dsh header line; each event its verbatim JSON text plus extracted, indexed
+// columns (event_columns.h) and the packed-row layout it was imported with,
+// so export reproduces the original file byte for byte. The schema comes only
+// from migrations/ (migrations.h). The database runs in WAL mode: readers
+// never block the writer.
+//
+// Durability (StoreOptions::durability), per acknowledged append:
+//  - kFull:   the transaction is fsynced to the WAL before Append returns; an
+//             acknowledged batch survives a process crash and a power loss.
+//  - kNormal: the WAL is fsynced only at checkpoints; an acknowledged batch
+//             survives a process crash (it is in the OS page cache), but the
+//             most recent batches may be lost — never half-applied — on power
+//             loss or an OS crash.
+//
+// Thread-safety: an EventStore is used from one thread at a time. Several
+// processes may open the same file; writers are serialized per session by
+// WriterLock and per transaction by SQLite.
+#ifndef RETRACE_STORE_EVENT_STORE_H_
+#define RETRACE_STORE_EVENT_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/base/status.h"
+#include "engine/log/event_log.h"
+#include "engine/log/session_header.h"
+#include "store/migrations.h"
+#include "store/sqlite.h"
+
+namespace retrace::store {
+
+enum class Durability { kFull, kNormal };
+
+struct StoreOptions {
+  Durability durability = Durability::kFull;
+  // Stamps the migration ledger (Unix ms). Only cli/ reads the real clock.
+  std::function<int64_t()> now_ms = [] { return int64_t{0}; };
+  // Migrations this binary knows (tests substitute their own lists).
+  std::span<const Migration> migrations = EmbeddedMigrations();
+  // Apply pending migrations to an existing database (a new one is always
+  // initialized). Without it, an out-of-date database is refused with a hint.
+  bool migrate = false;
+  // Create the file when it does not exist.
+  bool create = true;
+};
+
+struct SessionSummary {
+  std::string id;
+  int64_t created_at = 0;
+  std::optional<std::string> cwd;
+  std::optional<std::string> parent_session;
+  int64_t events = 0;
+  int64_t turns = 0;
+  int64_t tool_calls = 0;
+  std::optional<std::string> source;  // imported from
+};
+
+struct StoredEvent {
+  int64_t seq = 0;
+  std::string type;
+  int64_t time = 0;
+  std::string json;
+};
+
+struct EventFilter {
+  int64_t from_seq = 0;
+  std::optional<std::string> type;
+};
+
+class SessionWriter;
+
+class EventStore {
+ public:
+  static Result<std::unique_ptr<EventStore>> Open(const std::string& path, StoreOptions options = {});
+  ~EventStore();
+  EventStore(const EventStore&) = delete;
+  EventStore& operator=(const EventStore&) = delete;
+
+  const std::string& path() const { return db_.path(); }
+  Db& db() { return db_; }
+
+  // Creates an empty session (in the caller's transaction, if any).
+  // AlreadyExists when the id is taken.
+  Status CreateSession(const log::SessionHeader& header, const std::string& header_text,
+                       const std::optional<std::string>& source = std::nullopt);
+
+  // Local key of a session, NotFound if absent.
+  Result<int64_t> SessionKey(std::string_view session_id);
+  Result<std::string> HeaderText(std::string_view session_id);
+  Result<std::vector<SessionSummary>> ListSessions();
+  Result<SessionSummary> Describe(std::string_view session_id);
+
+  // Calls `fn` for each event matching `filter`, in seq order.
+  Status ForEachEvent(std::string_view session_id, const EventFilter& filter,
+                      const std::function<Status(const StoredEvent&)>& fn);
+
+  // Calls `fn` with each storage line after the header, as it was imported
+  // (packed chunk rows verbatim) or appended (one event per line).
+  Status ForEachStorageLine(std::string_view session_id, const std::function<Status(std::string_view)>& fn);
+
+  // The stored JSON text of one event, NotFound if absent.
+  Result<std::string> EventText(int64_t session_key, int64_t seq);
+
+  // Loads one event (parsed), NotFound if absent.
+  Result<log::Event> LoadEvent(int64_t session_key, int64_t seq);
+
+  // Opens the single writer of a session (see session_writer.h).
+  Result<std::unique_ptr<SessionWriter>> OpenWriter(std::string_view session_id);
+
+ private:
+  friend class SessionWriter;
+  explicit EventStore(Db db) : db_(std::move(db)) {}
+  Status Init(const StoreOptions& options, bool existed);
+  Result<SessionSummary> Summarize(Statement& st);
+
+  Db db_;
+};
+
+}  // namespace retrace::store
+
+#endif  // RETRACE_STORE_EVENT_STORE_H_

@@ -1,0 +1,123 @@
+#include "store/jsonl_reader.h"
+
+#include "engine/json/parser.h"
+#include "engine/json/writer.h"
+#include "store/chunk_rows.h"
+
+namespace retrace::store {
+
+using json::Value;
+
+Result<std::unique_ptr<JsonlReader>> JsonlReader::Open(const std::string& path) {
+  ASSIGN_OR_RETURN(auto source, LineSource::Open(path));
+  std::unique_ptr<JsonlReader> reader(new JsonlReader(path, std::move(source)));
+  RETURN_IF_ERROR(reader->ReadHeader());
+  return reader;
+}
+
+Status JsonlReader::Error(int64_t line, const std::string& what) const {
+  return Status::Corruption(path_ + ":" + std::to_string(line) + ": " + what);
+}
+
+Status JsonlReader::ReadHeader() {
+  auto first = source_->NextLine();
+  if (!first.ok()) return first.status().WithContext(path_);
+  std::string_view text = first->has_value() ? **first : std::string_view(source_->partial_tail());
+  auto header = log::ParseHeaderLine(text);
+  if (!header.ok()) {
+    Status st = header.status();
+    if (st.code() == Status::Code::kUnsupported) return Status::Unsupported(st.message() + " (raw log: " + path_ + ")");
+    return Error(1, st.message());
+  }
+  if (!first->has_value()) return Error(1, "empty or header-less session log");
+  header_ = std::move(header).value();
+  header_text_ = std::string(text);
+  return Status::Ok();
+}
+
+Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& issue) {
+  // dsh numbers event lines from 1 after the header; messages keep its numbering.
+  const std::string at = "line " + std::to_string(line_ - 1);
+  StorageRecord rec;
+  rec.line = line_;
+  auto parsed = json::Parse(line);
+  if (!parsed.ok()) {
+    issue = "corrupt session log: unparsable committed event at " + at + " (" + parsed.status().message() + ")";
+    return Status::Corruption(issue);
+  }
+  const Value* type = parsed->Find("type");
+  const bool is_turn_end = type != nullptr && type->is_string() && type->as_string() == "turn/end";
+  const Value* seq = parsed->Find("seq");
+  if (type != nullptr && type->is_string() && IsChunkRowTag(type->as_string())) {
+    auto members = DecodeChunkRow(*parsed);
+    if (!members.ok()) {
+      issue = "corrupt session log: unparsable committed event at " + at + " (" + members.status().message() + ")";
+      return Status::Corruption(issue);
+    }
+    rec.packed = true;
+    rec.events = std::move(members).value();
+  } else if (seq == nullptr || !seq->is_number() || seq->as_number() != static_cast<double>(next_seq_)) {
+    issue = "corrupt session log: seq gap in committed region at " + at + " (expected " + std::to_string(next_seq_) +
+            ", got " + (seq != nullptr ? json::Serialize(*seq) : std::string("none")) + ")";
+    // A gap on a turn/end line cannot be a torn tail.
+    return is_turn_end ? Error(line_, issue) : Status::Corruption(issue);
+  } else {
+    auto event = log::EventFromJson(std::move(parsed).value());
+    if (!event.ok()) return Error(line_, event.status().message());
+    rec.events.push_back({std::move(event).value(), std::string(line)});
+  }
+  if (rec.events.front().event.seq != next_seq_) {
+    issue = "corrupt session log: seq gap in committed region at " + at + " (expected " + std::to_string(next_seq_) +
+            ", got " + std::to_string(rec.events.front().event.seq) + ")";
+    return Status::Corruption(issue);
+  }
+  rec.text = std::string(line);
+  return rec;
+}
+
+Status JsonlReader::ScanAfterIssue(int64_t issue_line, const std::string& issue, uint64_t issue_bytes) {
+  uint64_t dropped = issue_bytes;
+  while (true) {
+    auto next = source_->NextLine();
+    if (!next.ok()) return next.status().WithContext(path_);
+    if (!next->has_value()) break;
+    ++line_;
+    const std::string_view line = **next;
+    dropped += line.size() + 1;
+    if (line.find("\"turn/end\"") == std::string_view::npos) continue;
+    auto parsed = json::Parse(line);
+    const Value* type = parsed.ok() ? parsed->Find("type") : nullptr;
+    if (type != nullptr && type->is_string() && type->as_string() == "turn/end") {
+      return Status::Corruption(path_ + ":" + std::to_string(issue_line) + ": " + issue + "; a later turn/end at " +
+                                path_ + ":" + std::to_string(line_) + " shows this is not a torn tail");
+    }
+  }
+  dropped += source_->partial_tail().size();
+  torn_ = TornTail{issue_line, dropped, issue};
+  return Status::Ok();
+}
+
+Result<std::optional<StorageRecord>> JsonlReader::Next() {
+  if (done_) return std::optional<StorageRecord>();
+  auto next = source_->NextLine();
+  if (!next.ok()) return next.status().WithContext(path_);
+  if (!next->has_value()) {
+    done_ = true;
+    if (!source_->partial_tail().empty())
+      torn_ = TornTail{line_ + 1, source_->partial_tail().size(), "final line has no newline"};
+    return std::optional<StorageRecord>();
+  }
+  ++line_;
+  std::string issue;
+  auto rec = Decode(**next, issue);
+  if (rec.ok()) {
+    next_seq_ += static_cast<int64_t>(rec->events.size());
+    return std::optional<StorageRecord>(std::move(rec).value());
+  }
+  if (issue.empty()) return rec.status();  // a hard error
+  done_ = true;
+  RETURN_IF_ERROR(ScanAfterIssue(line_, issue, (*next)->size() + 1));
+  return std::optional<StorageRecord>();
+}
+
+}  // namespace retrace::store

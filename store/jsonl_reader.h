@@ -1,0 +1,86 @@
+// JsonlReader: reads a dsh JSONL session log (raw or zstd) with dsh's read
+// rules (spec/dsh-session-log.md §8.1), one storage record at a time.
+//
+//  1. Line 1 must be a session header (format version refusal first).
+//  2. Each complete line is parsed (packed chunk rows decoded) while the
+//     decoded seqs continue 0, 1, 2, ...
+//  3. The first unparsable line, malformed row or seq gap is an *issue*.
+//     After it, later lines are only inspected for a turn/end: if one exists
+//     the log is corrupt (refused, naming both lines); otherwise everything
+//     from the issue on is a torn tail and is dropped.
+//  4. A final line without '\n' is a torn tail.
+// Events are returned with their envelope structure read (event.h); the
+// type-dependent and session-level checks are the caller's (SessionChecker).
+#ifndef RETRACE_STORE_JSONL_READER_H_
+#define RETRACE_STORE_JSONL_READER_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/base/status.h"
+#include "engine/log/event_log.h"
+#include "engine/log/session_header.h"
+#include "store/line_source.h"
+
+namespace retrace::store {
+
+// One storage line after the header: a plain event or a packed chunk row.
+struct StorageRecord {
+  std::string text;                      // the verbatim line, without '\n'
+  int64_t line = 0;                      // 1-based line number in the logical file
+  bool packed = false;                   // a packed chunk row
+  std::vector<log::EventRecord> events;  // decoded; for a plain line, text == events[0].text
+};
+
+// What was dropped after the committed prefix.
+struct TornTail {
+  int64_t line = 0;        // first dropped line
+  uint64_t bytes = 0;      // logical bytes dropped
+  std::string reason;      // e.g. "final line has no newline"
+};
+
+class JsonlReader {
+ public:
+  // Opens `path` and reads its header line.
+  static Result<std::unique_ptr<JsonlReader>> Open(const std::string& path);
+
+  const log::SessionHeader& header() const { return header_; }
+  const std::string& header_text() const { return header_text_; }
+  bool compressed() const { return source_->compressed(); }
+  const LineSource& source() const { return *source_; }
+
+  // The next committed record, or nullopt at the end of the committed region.
+  // Errors name the file and line.
+  Result<std::optional<StorageRecord>> Next();
+
+  // After Next() returned nullopt: the dropped tail, if any.
+  const std::optional<TornTail>& torn_tail() const { return torn_; }
+  int64_t next_seq() const { return next_seq_; }
+
+ private:
+  JsonlReader(std::string path, std::unique_ptr<LineSource> source)
+      : path_(std::move(path)), source_(std::move(source)) {}
+  Status ReadHeader();
+  // Parses one line; a non-OK result with `issue` set is a scan issue, other
+  // errors are hard failures.
+  Result<StorageRecord> Decode(std::string_view line, std::string& issue);
+  // Scans the rest of the file after an issue at `line`.
+  Status ScanAfterIssue(int64_t issue_line, const std::string& issue, uint64_t issue_bytes);
+  Status Error(int64_t line, const std::string& what) const;
+
+  std::string path_;
+  std::unique_ptr<LineSource> source_;
+  log::SessionHeader header_;
+  std::string header_text_;
+  int64_t line_ = 1;
+  int64_t next_seq_ = 0;
+  bool done_ = false;
+  std::optional<TornTail> torn_;
+};
+
+}  // namespace retrace::store
+
+#endif  // RETRACE_STORE_JSONL_READER_H_

@@ -1,0 +1,167 @@
+#include "store/session_writer.h"
+
+#include <map>
+
+#include "engine/log/legacy_import.h"
+#include "engine/log/turn_closers.h"
+#include "store/event_columns.h"
+
+namespace retrace::store {
+namespace {
+
+int64_t EventId(int64_t key, int64_t seq) { return (key << 32) | seq; }
+
+// Resolves earlier events for the checker: this batch first, then the store.
+class BatchLookup {
+ public:
+  BatchLookup(EventStore& store, int64_t key, const std::vector<const log::Event*>& batch)
+      : store_(store), key_(key), batch_(batch) {}
+  const log::Event* operator()(int64_t seq) {
+    for (const log::Event* e : batch_)
+      if (e->seq == seq) return e;
+    auto it = cache_.find(seq);
+    if (it != cache_.end()) return &it->second;
+    auto loaded = store_.LoadEvent(key_, seq);
+    if (!loaded.ok()) return nullptr;
+    log::Event e = std::move(loaded).value();
+    if (log::IsLegacyShape(e) && !log::ImportLegacy(e, "", [](int64_t) { return nullptr; }).ok()) return nullptr;
+    return &cache_.emplace(seq, std::move(e)).first->second;
+  }
+
+ private:
+  EventStore& store_;
+  int64_t key_;
+  const std::vector<const log::Event*>& batch_;
+  std::map<int64_t, log::Event> cache_;
+};
+
+}  // namespace
+
+Status SessionWriter::LoadState() {
+  std::vector<log::Event> events;
+  log::SessionChecker checker(session_id_);
+  Status st = store_.ForEachEvent(session_id_, EventFilter{}, [&](const StoredEvent& s) -> Status {
+    auto e = log::ParseEvent(s.json);
+    if (!e.ok()) return e.status().WithContext("stored event at seq " + std::to_string(s.seq));
+    events.push_back(std::move(e).value());
+    log::Event& ev = events.back();
+    auto lookup = [&](int64_t seq) -> const log::Event* {
+      return seq >= 0 && seq < static_cast<int64_t>(events.size()) ? &events[seq] : nullptr;
+    };
+    if (log::IsLegacyShape(ev)) {
+      auto changed = log::ImportLegacy(ev, session_id_, lookup);
+      if (!changed.ok()) return changed.status();
+    }
+    return checker.Check(ev, lookup);
+  });
+  if (!st.ok()) return st.WithContext("session \"" + session_id_ + "\" failed validation");
+  checker_ = std::move(checker);
+  return Status::Ok();
+}
+
+Result<int64_t> SessionWriter::StoredNextSeq() {
+  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(store_.db(), "SELECT next_seq FROM sessions WHERE id = ?"));
+  st.Bind(1, key_);
+  ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row) return Status::NotFound("session \"" + session_id_ + "\" disappeared");
+  return st.Int(0);
+}
+
+Status SessionWriter::Insert(const log::EventRecord& r, const log::Event& normalized, const std::string* row_text,
+                             int64_t row_len) {
+  if (!insert_) {
+    ASSIGN_OR_RETURN(insert_, Statement::Prepare(store_.db(),
+        "INSERT INTO events(event_id, session, seq, type, time, turn, step, call_id, tool_name, is_error, surface,"
+        " json, row_text, row_len) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+  }
+  const EventColumns c = ExtractColumns(normalized);
+  Statement& st = *insert_;
+  st.Bind(1, EventId(key_, r.event.seq)).Bind(2, key_).Bind(3, r.event.seq).Bind(4, r.event.type, true);
+  st.Bind(5, r.event.time).Bind(6, c.turn).Bind(7, c.step).Bind(8, c.call_id).Bind(9, c.tool_name);
+  st.Bind(10, c.is_error).Bind(11, c.surface).Bind(12, r.text, true);
+  if (row_text != nullptr) st.Bind(13, *row_text, true); else st.BindNull(13);
+  st.Bind(14, row_len);
+  return st.Run();
+}
+
+Result<log::AppendOutcome> SessionWriter::AppendInTransaction(int64_t expected, std::span<const log::EventRecord> batch,
+                                                              const std::string* packed_row) {
+  ASSIGN_OR_RETURN(int64_t next, StoredNextSeq());
+  if (next != checker_.next_seq()) {
+    return Status::Conflict("session \"" + session_id_ + "\" changed underneath its writer (stored next seq " +
+                            std::to_string(next) + ", writer expected " + std::to_string(checker_.next_seq()) + ")");
+  }
+  RETURN_IF_ERROR(log::CheckBatchSeqs(session_id_, expected, next, batch));
+  if (expected < next) {
+    std::string stored;
+    return log::ClassifyResend(session_id_, batch, [&](int64_t seq) -> const std::string* {
+      if (seq >= next) return nullptr;
+      auto text = store_.EventText(key_, seq);
+      if (!text.ok()) return nullptr;
+      stored = std::move(text).value();
+      return &stored;
+    });
+  }
+  // Legacy shapes are upgraded for validation; the stored text stays verbatim.
+  std::vector<log::Event> upgraded;
+  upgraded.reserve(batch.size());
+  std::vector<const log::Event*> normalized;
+  normalized.reserve(batch.size());
+  log::SessionChecker checker = checker_;
+  BatchLookup lookup(store_, key_, normalized);
+  auto fn = [&](int64_t seq) { return lookup(seq); };
+  for (const log::EventRecord& r : batch) {
+    const log::Event* e = &r.event;
+    if (log::IsLegacyShape(r.event)) {
+      upgraded.push_back(r.event);
+      ASSIGN_OR_RETURN(bool changed, log::ImportLegacy(upgraded.back(), session_id_, fn));
+      (void)changed;
+      e = &upgraded.back();
+    }
+    RETURN_IF_ERROR(checker.Check(*e, fn));
+    normalized.push_back(e);
+  }
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const bool first = i == 0;
+    const std::string* row_text = packed_row != nullptr && first ? packed_row : nullptr;
+    const int64_t row_len = packed_row == nullptr ? 1 : (first ? static_cast<int64_t>(batch.size()) : 0);
+    RETURN_IF_ERROR(Insert(batch[i], *normalized[i], row_text, row_len));
+  }
+  if (!bump_) {
+    ASSIGN_OR_RETURN(bump_, Statement::Prepare(store_.db(), "UPDATE sessions SET next_seq = ? WHERE id = ?"));
+  }
+  RETURN_IF_ERROR(bump_->Bind(1, checker.next_seq()).Bind(2, key_).Run());
+  checker_ = std::move(checker);
+  return log::AppendOutcome::kAppended;
+}
+
+Result<log::AppendOutcome> SessionWriter::Append(int64_t expected, std::span<const log::EventRecord> batch) {
+  ASSIGN_OR_RETURN(Transaction tx, Transaction::Begin(store_.db()));
+  const log::SessionChecker before = checker_;
+  auto outcome = AppendInTransaction(expected, batch);
+  Status st = outcome.ok() ? tx.Commit() : outcome.status();
+  if (!st.ok()) {
+    checker_ = before;  // the transaction rolls back; so does our view of it
+    return st;
+  }
+  return outcome;
+}
+
+Result<int64_t> SessionWriter::RepairOpenTurn() {
+  std::vector<log::Event> events;
+  RETURN_IF_ERROR(store_.ForEachEvent(session_id_, EventFilter{}, [&](const StoredEvent& s) -> Status {
+    auto e = log::ParseEvent(s.json);
+    if (!e.ok()) return e.status();
+    events.push_back(std::move(e).value());
+    return Status::Ok();
+  }));
+  std::vector<log::EventRecord> closers;
+  for (log::Event& e : log::InterruptedTurnClosers(events))
+    closers.push_back(log::MakeRecord(std::move(e), log::EnvelopeOrder::kRepairCloser));
+  if (closers.empty()) return int64_t{0};
+  ASSIGN_OR_RETURN(log::AppendOutcome outcome, Append(closers.front().event.seq, closers));
+  (void)outcome;
+  return static_cast<int64_t>(closers.size());
+}
+
+}  // namespace retrace::store

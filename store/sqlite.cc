@@ -1,0 +1,118 @@
+#include "store/sqlite.h"
+
+namespace retrace::store {
+
+Result<Db> Db::Open(const std::string& path, Mode mode) {
+  int flags = SQLITE_OPEN_NOMUTEX;
+  switch (mode) {
+    case Mode::kReadWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
+    case Mode::kReadWrite: flags |= SQLITE_OPEN_READWRITE; break;
+    case Mode::kReadOnly: flags |= SQLITE_OPEN_READONLY; break;
+  }
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  Db db(raw, path);
+  if (rc != SQLITE_OK) return Status::IoError("cannot open database " + path + ": " + sqlite3_errstr(rc));
+  sqlite3_extended_result_codes(raw, 1);
+  sqlite3_busy_timeout(raw, 5000);  // wait for a concurrent writer's commit rather than fail at once
+  return db;
+}
+
+Status Db::Error(std::string_view what) const {
+  const int code = sqlite3_errcode(db_.get());
+  std::string msg = std::string(what) + " failed on " + path_ + ": " + sqlite3_errmsg(db_.get());
+  switch (code & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return Status::Busy(msg);
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB: return Status::Corruption(msg);
+    case SQLITE_FULL:
+    case SQLITE_IOERR:
+    case SQLITE_CANTOPEN:
+    case SQLITE_READONLY: return Status::IoError(msg);
+    default: return Status::IoError(msg);
+  }
+}
+
+Status Db::Exec(std::string_view sql) {
+  const std::string s(sql);
+  if (sqlite3_exec(db_.get(), s.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK)
+    return Error("SQL \"" + s.substr(0, 60) + "\"");
+  return Status::Ok();
+}
+
+Result<int64_t> Db::QueryInt(std::string_view sql) {
+  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(*this, sql));
+  ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row) return Status::NotFound("no row for " + std::string(sql));
+  return st.Int(0);
+}
+
+Result<Statement> Statement::Prepare(const Db& db, std::string_view sql) {
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v3(db.get(), sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &s,
+                         nullptr) != SQLITE_OK)
+    return db.Error("prepare \"" + std::string(sql.substr(0, 60)) + "\"");
+  return Statement(s, db.get());
+}
+
+Statement& Statement::Bind(int i, int64_t v) {
+  sqlite3_bind_int64(stmt_.get(), i, v);
+  return *this;
+}
+Statement& Statement::Bind(int i, std::string_view v, bool stable) {
+  sqlite3_bind_text(stmt_.get(), i, v.data(), static_cast<int>(v.size()), stable ? SQLITE_STATIC : SQLITE_TRANSIENT);
+  return *this;
+}
+Statement& Statement::BindNull(int i) {
+  sqlite3_bind_null(stmt_.get(), i);
+  return *this;
+}
+Statement& Statement::Bind(int i, const std::optional<std::string>& v) { return v ? Bind(i, *v) : BindNull(i); }
+Statement& Statement::Bind(int i, const std::optional<int64_t>& v) { return v ? Bind(i, *v) : BindNull(i); }
+
+Result<bool> Statement::Step() {
+  const int rc = sqlite3_step(stmt_.get());
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  Status st = Status::IoError(std::string("statement failed: ") + sqlite3_errmsg(db_));
+  const int code = rc & 0xff;
+  if (code == SQLITE_BUSY || code == SQLITE_LOCKED) st = Status::Busy(std::string("database is busy: ") + sqlite3_errmsg(db_));
+  if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) st = Status::Corruption(sqlite3_errmsg(db_));
+  if (code == SQLITE_CONSTRAINT) st = Status::Conflict(std::string("constraint failed: ") + sqlite3_errmsg(db_));
+  sqlite3_reset(stmt_.get());
+  return st;
+}
+
+Status Statement::Run() {
+  auto r = Step();
+  Reset();
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+void Statement::Reset() {
+  sqlite3_reset(stmt_.get());
+  sqlite3_clear_bindings(stmt_.get());
+}
+
+std::string_view Statement::Text(int col) const {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_.get(), col));
+  return p == nullptr ? std::string_view() : std::string_view(p, sqlite3_column_bytes(stmt_.get(), col));
+}
+
+Result<Transaction> Transaction::Begin(Db& db, Kind kind) {
+  RETURN_IF_ERROR(db.Exec(kind == Kind::kImmediate ? "BEGIN IMMEDIATE" : "BEGIN"));
+  return Transaction(&db);
+}
+
+Transaction::~Transaction() {
+  if (db_ != nullptr) sqlite3_exec(db_->get(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+Status Transaction::Commit() {
+  Status st = db_->Exec("COMMIT");
+  if (st.ok()) db_ = nullptr;
+  return st;
+}
+
+}  // namespace retrace::store

@@ -1,0 +1,182 @@
+// Bad input: each case gets a precise error (what, which file, which line or
+// seq) and leaves the database exactly as it was.
+#include <gtest/gtest.h>
+
+#include "store/importer.h"
+#include "store/zstd_frames.h"
+#include "tests/store/store_test_util.h"
+
+namespace retrace::store {
+namespace {
+
+using namespace retrace::store::testing;
+using ::testing::HasSubstr;
+
+class CorruptionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = dir_ / "c.db";
+    auto store = OpenStoreOrDie(db_);
+    ASSERT_TRUE(ImportJsonl(*store, FixturePath("c04-bash-jobs.jsonl")).ok());
+    before_ = Fingerprint(db_);
+  }
+
+  // Imports `bytes` as a file named `name`; expects a refusal and no change.
+  Status Refuse(const std::string& name, const std::string& bytes) {
+    const std::string path = dir_ / name;
+    WriteFile(path, bytes);
+    auto store = EventStore::Open(db_);
+    EXPECT_TRUE(store.ok()) << store.status().message();
+    if (!store.ok()) return store.status();
+    auto report = ImportJsonl(**store, path);
+    EXPECT_FALSE(report.ok()) << name << " was accepted";
+    EXPECT_EQ(Fingerprint(db_), before_) << name << " changed the database";
+    return report.ok() ? Status::Ok() : report.status();
+  }
+
+  std::string S1() const { return ReadFile(FixturePath("s1-tools-inject.jsonl")); }
+
+  TempDir dir_;
+  std::string db_;
+  std::string before_;
+};
+
+TEST_F(CorruptionTest, SeqGapBeforeTheLastTurnEnd) {
+  auto lines = retrace::testing::Lines(S1());
+  lines.erase(lines.begin() + 9);  // drop file line 10 (seq 8 region)
+  std::string text;
+  for (const auto& l : lines) text += l + "\n";
+  Status st = Refuse("gap.jsonl", text);
+  EXPECT_EQ(st.code(), Status::Code::kCorruption);
+  EXPECT_THAT(st.message(), HasSubstr(dir_ / "gap.jsonl:10: corrupt session log: seq gap in committed region at line 9"));
+  EXPECT_THAT(st.message(), HasSubstr("later turn/end"));
+}
+
+TEST_F(CorruptionTest, UnknownNonIgnorableEventType) {
+  const std::string line3 = retrace::testing::Lines(S1())[2];
+  std::string bad = line3;
+  bad.replace(bad.find("turn/start"), 10, "future/evt");
+  Status st = Refuse("unknown.jsonl", WithLine(S1(), 3, bad));
+  EXPECT_THAT(st.message(), HasSubstr("unknown.jsonl:3"));
+  EXPECT_THAT(st.message(), HasSubstr("contains event type \"future/evt\" (seq 1) unknown to this harness"));
+}
+
+TEST_F(CorruptionTest, HeaderVersionOne) {
+  std::string header = retrace::testing::Lines(S1())[0];
+  header.replace(header.find("\"version\":0"), 11, "\"version\":1");
+  Status st = Refuse("v1.jsonl", WithLine(S1(), 1, header));
+  EXPECT_EQ(st.code(), Status::Code::kUnsupported);
+  EXPECT_THAT(st.message(), HasSubstr("session \"s1-tools-inject\" uses log format v1, but this harness reads only v0"));
+  EXPECT_THAT(st.message(), HasSubstr("(raw log: " + dir_ / "v1.jsonl)"));
+}
+
+TEST_F(CorruptionTest, MalformedPackedRowBeforeATurnEnd) {
+  auto lines = retrace::testing::Lines(S1());
+  size_t n = 0;
+  while (lines[n].find("\"type\":\"text-chunks\"") == std::string::npos) ++n;
+  std::string bad = lines[n];
+  bad.replace(bad.find("\"dt\":["), 6, "\"dt\":[1,");  // one dt too many
+  Status st = Refuse("row.jsonl", WithLine(S1(), n + 1, bad));
+  EXPECT_THAT(st.message(), HasSubstr("row.jsonl:" + std::to_string(n + 1)));
+  EXPECT_THAT(st.message(), HasSubstr("malformed text-chunks storage row: dt must have one entry fewer"));
+}
+
+TEST_F(CorruptionTest, ExtraEnvelopeKey) {
+  std::string bad = retrace::testing::Lines(S1())[2];
+  bad.insert(bad.size() - 1, ",\"extra\":1");
+  Status st = Refuse("extra.jsonl", WithLine(S1(), 3, bad));
+  EXPECT_THAT(st.message(), HasSubstr("extra.jsonl:3: event at seq 1 has an invalid event envelope: unknown envelope key \"extra\""));
+}
+
+TEST_F(CorruptionTest, TruncatedZstdFrameInTheMiddle) {
+  const auto lines = retrace::testing::Lines(S1());
+  std::string a, b;
+  for (size_t i = 1; i < lines.size(); ++i) (i < 20 ? a : b) += lines[i] + "\n";
+  const std::string f1 = *CompressFrame(lines[0] + "\n"), f2 = *CompressFrame(a), f3 = *CompressFrame(b);
+  Status st = Refuse("mid.jsonl.zstd", f1 + f2.substr(0, f2.size() - 9) + f3);
+  EXPECT_EQ(st.code(), Status::Code::kCorruption);
+  EXPECT_THAT(st.message(), HasSubstr("mid.jsonl.zstd"));
+  EXPECT_THAT(st.message(), HasSubstr("corrupt Zstandard session log: frame at byte " + std::to_string(f1.size())));
+}
+
+TEST_F(CorruptionTest, CorruptedZstdChecksum) {
+  const auto lines = retrace::testing::Lines(S1());
+  std::string rest;
+  for (size_t i = 1; i < lines.size(); ++i) rest += lines[i] + "\n";
+  const std::string f1 = *CompressFrame(lines[0] + "\n");
+  std::string f2 = *CompressFrame(rest);
+  f2[f2.size() - 2] ^= 0x5A;  // inside the XXH64 content checksum
+  Status st = Refuse("sum.jsonl.zstd", f1 + f2);
+  EXPECT_THAT(st.message(), HasSubstr("frame at byte " + std::to_string(f1.size()) + " failed validation"));
+}
+
+TEST_F(CorruptionTest, EmptyFile) {
+  Status st = Refuse("empty.jsonl", "");
+  EXPECT_THAT(st.message(), HasSubstr("empty.jsonl: empty file"));
+}
+
+TEST_F(CorruptionTest, BinaryFile) {
+  std::string bytes = "\x89PNG\r\n\x1a\n";
+  for (int i = 0; i < 512; ++i) bytes += static_cast<char>((i * 37) & 0xff);
+  Status st = Refuse("image.jsonl", bytes);
+  EXPECT_THAT(st.message(), HasSubstr("image.jsonl:1: corrupt session log: header line is not valid JSON"));
+}
+
+TEST_F(CorruptionTest, HeaderOnlyWithoutNewline) {
+  Status st = Refuse("headless.jsonl", retrace::testing::Lines(S1())[0]);
+  EXPECT_THAT(st.message(), HasSubstr("empty or header-less session log"));
+}
+
+TEST_F(CorruptionTest, NonContiguousAppendToAnExistingSession) {
+  // c04 is stored; a different c04 history at the same seqs is a conflict.
+  std::string text = ReadFile(FixturePath("c04-bash-jobs.jsonl"));
+  const std::string line3 = retrace::testing::Lines(text)[2];
+  std::string changed = line3;
+  changed.replace(changed.find("\"time\":"), 7, "\"time\":1");
+  Status st = Refuse("c04-other.jsonl", WithLine(text, 3, changed));
+  EXPECT_EQ(st.code(), Status::Code::kConflict);
+  EXPECT_THAT(st.message(), HasSubstr("c04-other.jsonl:3"));
+}
+
+TEST(DatabaseRefusalTest, DatabaseFromANewerRetraceIsRefusedUnchanged) {
+  TempDir dir;
+  { auto store = OpenStoreOrDie(dir / "n.db"); }
+  {
+    auto db = Db::Open(dir / "n.db", Db::Mode::kReadWrite);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(db->Exec("PRAGMA user_version = 99").ok());
+  }
+  const std::string before = Fingerprint(dir / "n.db");
+  auto store = EventStore::Open(dir / "n.db");
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), Status::Code::kUnsupported);
+  EXPECT_THAT(store.status().message(), HasSubstr("has schema version 99, newer than this retrace supports (1)"));
+  EXPECT_EQ(Fingerprint(dir / "n.db"), before);
+}
+
+TEST(DatabaseRefusalTest, ForeignSqliteFileIsRefusedAndNeverModified) {
+  TempDir dir;
+  {
+    auto db = Db::Open(dir / "f.db", Db::Mode::kReadWriteCreate);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(db->Exec("CREATE TABLE notes(x TEXT); INSERT INTO notes VALUES('mine')").ok());
+  }
+  const std::string bytes = ReadFile(dir / "f.db");
+  auto store = EventStore::Open(dir / "f.db");
+  ASSERT_FALSE(store.ok());
+  EXPECT_THAT(store.status().message(), HasSubstr("is not a retrace database (application_id 0x00000000, holds other tables)"));
+  EXPECT_EQ(ReadFile(dir / "f.db"), bytes);
+  EXPECT_FALSE(std::filesystem::exists(dir / "f.db-wal"));
+}
+
+TEST(DatabaseRefusalTest, NonSqliteFileIsRefusedAndNeverModified) {
+  TempDir dir;
+  WriteFile(dir / "t.db", "this is a text file, not a database\n");
+  auto store = EventStore::Open(dir / "t.db");
+  ASSERT_FALSE(store.ok());
+  EXPECT_THAT(store.status().message(), HasSubstr("is not a retrace database (not an SQLite file"));
+  EXPECT_EQ(ReadFile(dir / "t.db"), "this is a text file, not a database\n");
+}
+
+}  // namespace
+}  // namespace retrace::store

@@ -11,6 +11,8 @@
 #ifndef RETRACE_STORE_CHUNK_ROWS_H_
 #define RETRACE_STORE_CHUNK_ROWS_H_
 
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +24,14 @@ namespace retrace::store {
 
 // True when `type` is one of the three row tags.
 bool IsChunkRowTag(std::string_view type);
+
+// A run must have at least this many events to be packed. Format constant.
+inline constexpr size_t kMinRun = 3;
+
+// Encodes a batch for storage as dsh's packChunkRuns does: each run of >=
+// kMinRun consecutive whitelisted same-kind, same-block delta chunks becomes
+// one row; every other event keeps its own text. Returns the storage lines.
+std::vector<std::string> PackChunkRuns(std::span<const log::EventRecord> batch);
 
 // Decodes a parsed row into its member events, each with its JSON text as
 // dsh's JSON.stringify would write the unpacked event. Refuses any deviation

@@ -78,7 +78,7 @@ TEST_F(CorruptionTest, MalformedPackedRowBeforeATurnEnd) {
   bad.replace(bad.find("\"dt\":["), 6, "\"dt\":[1,");  // one dt too many
   Status st = Refuse("row.jsonl", WithLine(S1(), n + 1, bad));
   EXPECT_THAT(st.message(), HasSubstr("row.jsonl:" + std::to_string(n + 1)));
-  EXPECT_THAT(st.message(), HasSubstr("malformed text-chunks storage row: dt must have one entry fewer"));
+  EXPECT_THAT(st.message(), HasSubstr("malformed text-chunks storage row: dt length"));
 }
 
 TEST_F(CorruptionTest, ExtraEnvelopeKey) {

@@ -6,6 +6,7 @@
 #include "store/chunk_rows.h"
 #include "store/dsh_layout.h"
 #include "store/zstd_frames.h"
+#include "tests/test_util.h"
 
 namespace retrace::store {
 namespace {
@@ -31,16 +32,56 @@ TEST(ChunkRowsTest, DecodesMembersWithSeqAndTimeOffsets) {
 TEST(ChunkRowsTest, RefusesEveryShapeDeviation) {
   const std::string ok_data = R"("data":{"turn":1,"step":1,"index":0,"dt":[1],"texts":["a","b"]})";
   EXPECT_EQ(DecodeError(R"({"type":"text-chunks","seq0":0,"time0":1,)" + ok_data + "}"), "");
-  EXPECT_THAT(DecodeError(R"({"type":"text-chunks","seq0":0,"time0":1,"x":1,)" + ok_data + "}"), HasSubstr("row keys"));
-  EXPECT_THAT(DecodeError(R"({"type":"text-chunks","seq0":-1,"time0":1,)" + ok_data + "}"), HasSubstr("seq0"));
+  EXPECT_THAT(DecodeError(R"({"type":"text-chunks","seq0":0,"time0":1,"x":1,)" + ok_data + "}"), HasSubstr("envelope must be exactly {type, seq0, time0, data}"));
+  EXPECT_THAT(DecodeError(R"({"type":"text-chunks","seq0":-1,"time0":1,)" + ok_data + "}"), HasSubstr("seq0 must be a non-negative safe integer"));
   EXPECT_THAT(DecodeError(R"({"type":"text-chunks","seq0":0,"time0":1,"data":{"turn":1,"step":1,"index":0,"dt":[],"texts":[]}})"),
-              HasSubstr("non-empty array of strings"));
+              HasSubstr("texts must be a non-empty string array"));
   EXPECT_THAT(DecodeError(R"({"type":"text-chunks","seq0":0,"time0":1,"data":{"turn":1,"step":1,"index":0,"dt":[1.5],"texts":["a","b"]}})"),
-              HasSubstr("safe integers"));
+              HasSubstr("dt must be an array of safe integers"));
   EXPECT_THAT(DecodeError(R"({"type":"reasoning-chunks","seq0":0,"time0":1,"data":{"turn":1,"step":1,"index":0,"dt":[1],"texts":["a","b"],"id":"x"}})"),
-              HasSubstr("unexpected data keys"));
+              HasSubstr("data must be exactly {turn, step, index, dt, texts}"));
   EXPECT_THAT(DecodeError(R"({"type":"text-chunks","seq0":9007199254740991,"time0":1,)" + ok_data + "}"),
-              HasSubstr("not a safe integer"));
+              HasSubstr("member seqs must stay safe integers"));
+}
+
+// Every packed row of every fixture re-packs to its exact text, and packing a
+// whole fixture's events then decoding gives back the same events.
+TEST(ChunkRowsTest, PackIsTheInverseOfDecodeOnEveryFixture) {
+  for (const auto& name : retrace::testing::RawFixtures()) {
+    const std::string text = retrace::testing::ReadFile(retrace::testing::FixturePath(name));
+    auto lines = retrace::testing::Lines(text);
+    if (text.back() != '\n') lines.pop_back();
+    std::vector<log::EventRecord> all;
+    int rows = 0;
+    for (size_t i = 1; i < lines.size(); ++i) {
+      auto v = json::Parse(lines[i]);
+      ASSERT_TRUE(v.ok());
+      const json::Value* type = v->Find("type");
+      if (!IsChunkRowTag(type->as_string())) {
+        all.push_back({*log::ParseEvent(lines[i]), lines[i]});
+        continue;
+      }
+      auto members = DecodeChunkRow(*v);
+      ASSERT_TRUE(members.ok()) << members.status().message();
+      EXPECT_EQ(PackChunkRuns(*members), std::vector<std::string>{lines[i]}) << name << ":" << i + 1;
+      all.insert(all.end(), members->begin(), members->end());
+      ++rows;
+    }
+    EXPECT_GT(rows, 0) << name;
+    std::vector<std::string> unpacked;
+    for (const std::string& line : PackChunkRuns(all)) {
+      auto v = json::Parse(line);
+      if (IsChunkRowTag(v->Find("type")->as_string())) {
+        auto decoded = DecodeChunkRow(*v);
+        ASSERT_TRUE(decoded.ok());
+        for (const auto& m : decoded.value()) unpacked.push_back(m.text);
+      } else {
+        unpacked.push_back(line);
+      }
+    }
+    ASSERT_EQ(unpacked.size(), all.size()) << name;
+    for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(unpacked[i], all[i].text) << name << " seq " << i;
+  }
 }
 
 TEST(ZstdFramesTest, RoundTripsAndDetectsTornAndCorruptFrames) {

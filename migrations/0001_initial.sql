@@ -27,12 +27,16 @@ CREATE TABLE events (
   tool_name  TEXT,               -- tool/call name
   is_error   INTEGER,            -- tool/result: 1 or 0
   surface    TEXT,               -- 'append' | 'replace' | NULL (log-only)
-  json       TEXT    NOT NULL,   -- the event's JSON text (verbatim for plain lines)
+  json       TEXT,               -- the verbatim event line; NULL for members of a packed row
   row_text   TEXT,               -- first member of a packed chunk row: the verbatim row
-  row_len    INTEGER NOT NULL    -- events in this event's storage row; 0 for later row members
+  row_len    INTEGER NOT NULL,   -- events in this event's storage row; 0 for later row members
+  CHECK ((json IS NULL) = (row_len <> 1))
 ) STRICT;
 
-CREATE INDEX events_by_type ON events(type, time);
+-- Stream deltas (assistant/chunk) are ~70% of rows and are read by session
+-- range, never by type; leaving them out keeps the index and appends small.
+CREATE INDEX events_by_type ON events(type, time) WHERE type <> 'assistant/chunk';
+CREATE INDEX events_by_surface ON events(session, surface) WHERE surface IS NOT NULL;
 CREATE INDEX events_by_call ON events(call_id) WHERE call_id IS NOT NULL;
 CREATE INDEX events_by_tool ON events(tool_name) WHERE tool_name IS NOT NULL;
 CREATE INDEX events_failed ON events(session, seq) WHERE is_error = 1;

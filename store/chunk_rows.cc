@@ -39,7 +39,7 @@ bool IsStringArray(const Value* v) {
 
 class RowDecoder {
  public:
-  explicit RowDecoder(const Value& row) : row_(row), tag_(row.Find("type")->as_string()) {}
+  RowDecoder(const Value& row, bool with_text) : row_(row), tag_(row.Find("type")->as_string()), with_text_(with_text) {}
 
   // Checks in dsh's order, with dsh's texts (dsh-session chunk-rows validateRow).
   Result<std::vector<log::EventRecord>> Decode() {
@@ -90,7 +90,12 @@ class RowDecoder {
         seq += 1;
         if (time > kMaxSafe || time < -kMaxSafe) return Malformed("member times must stay safe integers");
       }
-      out.push_back(log::MakeRecord(Member(data, payload.as_array()[k], seq, time, tool)));
+      log::Event member = Member(data, payload.as_array()[k], seq, time, tool);
+      if (with_text_) {
+        out.push_back(log::MakeRecord(std::move(member)));
+      } else {
+        out.push_back({std::move(member), std::string()});
+      }
     }
     return out;
   }
@@ -123,6 +128,7 @@ class RowDecoder {
 
   const Value& row_;
   std::string tag_;
+  bool with_text_;
 };
 
 // The row kind of a packable delta event, or "" (dsh's whitelist: exact keys).
@@ -206,6 +212,8 @@ bool IsChunkRowTag(std::string_view type) {
   return type == "text-chunks" || type == "reasoning-chunks" || type == "tool-call-chunks";
 }
 
-Result<std::vector<log::EventRecord>> DecodeChunkRow(const Value& row) { return RowDecoder(row).Decode(); }
+Result<std::vector<log::EventRecord>> DecodeChunkRow(const Value& row, bool with_text) {
+  return RowDecoder(row, with_text).Decode();
+}
 
 }  // namespace retrace::store

@@ -34,9 +34,10 @@ inline constexpr size_t kMinRun = 3;
 std::vector<std::string> PackChunkRuns(std::span<const log::EventRecord> batch);
 
 // Decodes a parsed row into its member events, each with its JSON text as
-// dsh's JSON.stringify would write the unpacked event. Refuses any deviation
-// from the exact row shape with "malformed <tag> storage row: <why>".
-Result<std::vector<log::EventRecord>> DecodeChunkRow(const json::Value& row);
+// dsh's JSON.stringify would write the unpacked event (left empty when
+// `with_text` is false: the row is the members' stored truth). Refuses any
+// deviation from the exact row shape with "malformed <tag> storage row: <why>".
+Result<std::vector<log::EventRecord>> DecodeChunkRow(const json::Value& row, bool with_text = true);
 
 }  // namespace retrace::store
 

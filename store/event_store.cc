@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include "engine/json/parser.h"
+#include "store/chunk_rows.h"
 #include "store/session_writer.h"
 
 namespace retrace::store {
@@ -116,6 +117,23 @@ Result<SessionSummary> EventStore::Describe(std::string_view session_id) {
   return Summarize(st);
 }
 
+Result<std::pair<int64_t, std::vector<std::string>>> EventStore::RowMembers(int64_t key, int64_t seq) {
+  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_,
+      "SELECT seq, row_text FROM events WHERE event_id BETWEEN ? AND ? AND row_text IS NOT NULL"
+      " ORDER BY event_id DESC LIMIT 1"));
+  st.Bind(1, EventId(key, 0)).Bind(2, EventId(key, seq));
+  ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row) return Status::Corruption("event at seq " + std::to_string(seq) + " has neither text nor a packed row");
+  const int64_t seq0 = st.Int(0);
+  auto parsed = json::Parse(st.Text(1));
+  if (!parsed.ok()) return Status::Corruption("stored packed row at seq " + std::to_string(seq0) + ": " + parsed.status().message());
+  ASSIGN_OR_RETURN(std::vector<log::EventRecord> members, DecodeChunkRow(*parsed));
+  std::vector<std::string> texts;
+  texts.reserve(members.size());
+  for (auto& m : members) texts.push_back(std::move(m.text));
+  return std::make_pair(seq0, std::move(texts));
+}
+
 Status EventStore::ForEachEvent(std::string_view session_id, const EventFilter& filter,
                                 const std::function<Status(const StoredEvent&)>& fn) {
   ASSIGN_OR_RETURN(int64_t key, SessionKey(session_id));
@@ -125,10 +143,26 @@ Status EventStore::ForEachEvent(std::string_view session_id, const EventFilter& 
   ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, sql));
   st.Bind(1, EventId(key, std::max<int64_t>(0, filter.from_seq))).Bind(2, EventId(key, (int64_t{1} << kSeqBits) - 1));
   if (filter.type) st.Bind(3, *filter.type);
+  // Members of packed rows are decoded once per row.
+  int64_t row_seq0 = -1;
+  std::vector<std::string> row_texts;
   while (true) {
     ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) return Status::Ok();
-    RETURN_IF_ERROR(fn(StoredEvent{st.Int(0), std::string(st.Text(1)), st.Int(2), std::string(st.Text(3))}));
+    StoredEvent e{st.Int(0), std::string(st.Text(1)), st.Int(2), std::string()};
+    if (!st.IsNull(3)) {
+      e.json = std::string(st.Text(3));
+    } else {
+      if (row_seq0 < 0 || e.seq < row_seq0 || e.seq >= row_seq0 + static_cast<int64_t>(row_texts.size())) {
+        ASSIGN_OR_RETURN(auto members, RowMembers(key, e.seq));
+        row_seq0 = members.first;
+        row_texts = std::move(members.second);
+      }
+      if (e.seq - row_seq0 >= static_cast<int64_t>(row_texts.size()))
+        return Status::Corruption("packed row at seq " + std::to_string(row_seq0) + " does not cover seq " + std::to_string(e.seq));
+      e.json = std::move(row_texts[e.seq - row_seq0]);
+    }
+    RETURN_IF_ERROR(fn(e));
   }
 }
 
@@ -149,7 +183,11 @@ Result<std::string> EventStore::EventText(int64_t key, int64_t seq) {
   st.Bind(1, EventId(key, seq));
   ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return Status::NotFound("no event at seq " + std::to_string(seq));
-  return std::string(st.Text(0));
+  if (!st.IsNull(0)) return std::string(st.Text(0));
+  ASSIGN_OR_RETURN(auto members, RowMembers(key, seq));
+  const int64_t k = seq - members.first;
+  if (k >= static_cast<int64_t>(members.second.size())) return Status::Corruption("packed row does not cover seq " + std::to_string(seq));
+  return std::move(members.second[k]);
 }
 
 Result<log::Event> EventStore::LoadEvent(int64_t key, int64_t seq) {

@@ -107,7 +107,8 @@ class EventStore {
   // (packed chunk rows verbatim) or appended (one event per line).
   Status ForEachStorageLine(std::string_view session_id, const std::function<Status(std::string_view)>& fn);
 
-  // The stored JSON text of one event, NotFound if absent.
+  // The JSON text of one event, NotFound if absent. A member of a packed row
+  // has no stored text of its own; it is decoded from its row.
   Result<std::string> EventText(int64_t session_key, int64_t seq);
 
   // Loads one event (parsed), NotFound if absent.
@@ -119,6 +120,8 @@ class EventStore {
  private:
   friend class SessionWriter;
   explicit EventStore(Db db) : db_(std::move(db)) {}
+  // Texts of the members of the packed row that holds `seq`, and its seq0.
+  Result<std::pair<int64_t, std::vector<std::string>>> RowMembers(int64_t key, int64_t seq);
   Status Init(const StoreOptions& options, bool existed);
   Result<SessionSummary> Summarize(Statement& st);
 

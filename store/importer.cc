@@ -50,6 +50,7 @@ Result<ImportReport> ImportJsonl(EventStore& store, const std::string& path, con
     if (++report.storage_lines % kProgressEvery == 0) progress();
   }
   report.torn_tail = reader->torn_tail();
+  RETURN_IF_ERROR(writer->PersistNextSeq());
   RETURN_IF_ERROR(tx.Commit());
   progress();
   return report;

@@ -49,7 +49,7 @@ Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& is
   const bool is_turn_end = type != nullptr && type->is_string() && type->as_string() == "turn/end";
   const Value* seq = parsed->Find("seq");
   if (type != nullptr && type->is_string() && IsChunkRowTag(type->as_string())) {
-    auto members = DecodeChunkRow(*parsed);
+    auto members = DecodeChunkRow(*parsed, /*with_text=*/false);
     if (!members.ok()) {
       issue = "corrupt session log: unparsable committed event at " + at + " (" + members.status().message() + ")";
       return Status::Corruption(issue);

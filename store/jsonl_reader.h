@@ -32,7 +32,9 @@ struct StorageRecord {
   std::string text;                      // the verbatim line, without '\n'
   int64_t line = 0;                      // 1-based line number in the logical file
   bool packed = false;                   // a packed chunk row
-  std::vector<log::EventRecord> events;  // decoded; for a plain line, text == events[0].text
+  // Decoded events. A plain line's event has text == the line; the members of
+  // a packed row have empty texts (the row is their stored truth).
+  std::vector<log::EventRecord> events;
 };
 
 // What was dropped after the committed prefix.

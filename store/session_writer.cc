@@ -78,36 +78,34 @@ Status SessionWriter::Insert(const log::EventRecord& r, const log::Event& normal
   Statement& st = *insert_;
   st.Bind(1, EventId(key_, r.event.seq)).Bind(2, key_).Bind(3, r.event.seq).Bind(4, r.event.type, true);
   st.Bind(5, r.event.time).Bind(6, c.turn).Bind(7, c.step).Bind(8, c.call_id).Bind(9, c.tool_name);
-  st.Bind(10, c.is_error).Bind(11, c.surface).Bind(12, r.text, true);
+  st.Bind(10, c.is_error).Bind(11, c.surface);
+  if (row_len == 1) st.Bind(12, r.text, true); else st.BindNull(12);  // packed members: the row is the text
   if (row_text != nullptr) st.Bind(13, *row_text, true); else st.BindNull(13);
   st.Bind(14, row_len);
   return st.Run();
 }
 
-Result<log::AppendOutcome> SessionWriter::AppendInTransaction(int64_t expected, std::span<const log::EventRecord> batch,
-                                                              const std::string* packed_row) {
-  ASSIGN_OR_RETURN(int64_t next, StoredNextSeq());
-  if (next != checker_.next_seq()) {
-    return Status::Conflict("session \"" + session_id_ + "\" changed underneath its writer (stored next seq " +
-                            std::to_string(next) + ", writer expected " + std::to_string(checker_.next_seq()) + ")");
-  }
-  RETURN_IF_ERROR(log::CheckBatchSeqs(session_id_, expected, next, batch));
-  if (expected < next) {
-    std::string stored;
-    return log::ClassifyResend(session_id_, batch, [&](int64_t seq) -> const std::string* {
-      if (seq >= next) return nullptr;
-      auto text = store_.EventText(key_, seq);
-      if (!text.ok()) return nullptr;
-      stored = std::move(text).value();
-      return &stored;
-    });
-  }
-  // Legacy shapes are upgraded for validation; the stored text stays verbatim.
-  std::vector<log::Event> upgraded;
+Result<log::AppendOutcome> SessionWriter::ClassifyResend(std::span<const log::EventRecord> batch) {
+  const int64_t next = checker_.next_seq();
+  std::string stored;
+  std::vector<log::EventRecord> texts(batch.begin(), batch.end());
+  for (auto& r : texts)
+    if (r.text.empty()) r.text = log::SerializeEvent(r.event);  // a packed member
+  return log::ClassifyResend(session_id_, texts, [&](int64_t seq) -> const std::string* {
+    if (seq >= next) return nullptr;
+    auto text = store_.EventText(key_, seq);
+    if (!text.ok()) return nullptr;
+    stored = std::move(text).value();
+    return &stored;
+  });
+}
+
+// Validates the batch on the checker (legacy shapes upgraded for validation;
+// stored text stays verbatim).
+Status SessionWriter::CheckBatch(std::span<const log::EventRecord> batch, std::vector<log::Event>& upgraded,
+                                 std::vector<const log::Event*>& normalized) {
   upgraded.reserve(batch.size());
-  std::vector<const log::Event*> normalized;
   normalized.reserve(batch.size());
-  log::SessionChecker checker = checker_;
   BatchLookup lookup(store_, key_, normalized);
   auto fn = [&](int64_t seq) { return lookup(seq); };
   for (const log::EventRecord& r : batch) {
@@ -118,30 +116,54 @@ Result<log::AppendOutcome> SessionWriter::AppendInTransaction(int64_t expected, 
       (void)changed;
       e = &upgraded.back();
     }
-    RETURN_IF_ERROR(checker.Check(*e, fn));
+    RETURN_IF_ERROR(checker_.Check(*e, fn));
     normalized.push_back(e);
   }
-  for (size_t i = 0; i < batch.size(); ++i) {
+  return Status::Ok();
+}
+
+Result<log::AppendOutcome> SessionWriter::AppendInTransaction(int64_t expected, std::span<const log::EventRecord> batch,
+                                                              const std::string* packed_row) {
+  const int64_t next = checker_.next_seq();
+  RETURN_IF_ERROR(log::CheckBatchSeqs(session_id_, expected, next, batch));
+  if (expected < next) return ClassifyResend(batch);
+  std::vector<log::Event> upgraded;
+  std::vector<const log::Event*> normalized;
+  checker_.Mark();
+  Status st = CheckBatch(batch, upgraded, normalized);
+  for (size_t i = 0; st.ok() && i < batch.size(); ++i) {
     const bool first = i == 0;
     const std::string* row_text = packed_row != nullptr && first ? packed_row : nullptr;
     const int64_t row_len = packed_row == nullptr ? 1 : (first ? static_cast<int64_t>(batch.size()) : 0);
-    RETURN_IF_ERROR(Insert(batch[i], *normalized[i], row_text, row_len));
+    st = Insert(batch[i], *normalized[i], row_text, row_len);
   }
+  if (!st.ok()) {
+    checker_.Rollback();
+    return st;
+  }
+  return log::AppendOutcome::kAppended;
+}
+
+Status SessionWriter::PersistNextSeq() {
   if (!bump_) {
     ASSIGN_OR_RETURN(bump_, Statement::Prepare(store_.db(), "UPDATE sessions SET next_seq = ? WHERE id = ?"));
   }
-  RETURN_IF_ERROR(bump_->Bind(1, checker.next_seq()).Bind(2, key_).Run());
-  checker_ = std::move(checker);
-  return log::AppendOutcome::kAppended;
+  return bump_->Bind(1, checker_.next_seq()).Bind(2, key_).Run();
 }
 
 Result<log::AppendOutcome> SessionWriter::Append(int64_t expected, std::span<const log::EventRecord> batch) {
   ASSIGN_OR_RETURN(Transaction tx, Transaction::Begin(store_.db()));
-  const log::SessionChecker before = checker_;
+  // The writer lock excludes other writers; this guards against edits behind its back.
+  ASSIGN_OR_RETURN(int64_t stored, StoredNextSeq());
+  if (stored != checker_.next_seq()) {
+    return Status::Conflict("session \"" + session_id_ + "\" changed underneath its writer (stored next seq " +
+                            std::to_string(stored) + ", writer expected " + std::to_string(checker_.next_seq()) + ")");
+  }
   auto outcome = AppendInTransaction(expected, batch);
-  Status st = outcome.ok() ? tx.Commit() : outcome.status();
+  Status st = outcome.ok() ? PersistNextSeq() : outcome.status();
+  if (st.ok()) st = tx.Commit();
   if (!st.ok()) {
-    checker_ = before;  // the transaction rolls back; so does our view of it
+    if (outcome.ok()) checker_.Rollback();  // the transaction rolls back; so does our view of it
     return st;
   }
   return outcome;

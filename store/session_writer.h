@@ -21,11 +21,14 @@ class SessionWriter {
   // Appends `batch` in its own transaction (BEGIN IMMEDIATE ... COMMIT).
   Result<log::AppendOutcome> Append(int64_t expected_next_seq, std::span<const log::EventRecord> batch);
 
-  // Same, inside a transaction the caller already holds (bulk import, repair).
-  // `packed_row`, when given, is the verbatim storage line the whole batch was
-  // decoded from. On error the caller must roll back and drop this writer.
+  // Bulk appends inside a transaction the caller holds (import): call
+  // AppendInTransaction per storage line, then PersistNextSeq() before
+  // committing. `packed_row`, when given, is the verbatim line the whole batch
+  // was decoded from (its members' texts may be empty). On any error the
+  // caller must roll back and drop this writer.
   Result<log::AppendOutcome> AppendInTransaction(int64_t expected_next_seq, std::span<const log::EventRecord> batch,
                                                  const std::string* packed_row = nullptr);
+  Status PersistNextSeq();
 
   // Appends the interrupted-turn closers if the last turn is open; returns
   // how many events were appended (0 for a balanced log). One transaction.
@@ -41,6 +44,9 @@ class SessionWriter {
   Status LoadState();
   Status Insert(const log::EventRecord& r, const log::Event& normalized, const std::string* row_text, int64_t row_len);
   Result<int64_t> StoredNextSeq();
+  Result<log::AppendOutcome> ClassifyResend(std::span<const log::EventRecord> batch);
+  Status CheckBatch(std::span<const log::EventRecord> batch, std::vector<log::Event>& upgraded,
+                    std::vector<const log::Event*>& normalized);
 
   EventStore& store_;
   std::string session_id_;

@@ -29,13 +29,18 @@ Result<AppendOutcome> InMemoryEventLog::Append(std::string_view session_id, int6
       return seq < next ? &s->events[seq].text : nullptr;
     });
   }
-  SessionChecker checker = s->checker;  // commit only if the whole batch passes
+  s->checker.Mark();  // commit only if the whole batch passes
   auto lookup = [&](int64_t seq) -> const Event* {
     if (seq < next) return &s->events[seq].event;
     return seq - next < static_cast<int64_t>(batch.size()) ? &batch[seq - next].event : nullptr;
   };
-  for (const EventRecord& r : batch) RETURN_IF_ERROR(checker.Check(r.event, lookup));
-  s->checker = std::move(checker);
+  for (const EventRecord& r : batch) {
+    Status st = s->checker.Check(r.event, lookup);
+    if (!st.ok()) {
+      s->checker.Rollback();
+      return st;
+    }
+  }
   s->events.insert(s->events.end(), batch.begin(), batch.end());
   return AppendOutcome::kAppended;
 }

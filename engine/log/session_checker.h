@@ -23,12 +23,23 @@ class SessionChecker {
   // only for tool/result replacements).
   Status Check(const Event& event, const EventLookup& lookup);
 
+  // Savepoint over a batch: Rollback() undoes every Check() since Mark().
+  void Mark() {
+    mark_seq_ = next_seq_;
+    fold_.Mark();
+  }
+  void Rollback() {
+    next_seq_ = mark_seq_;
+    fold_.Rollback();
+  }
+
   int64_t next_seq() const { return next_seq_; }
   const SurfaceFold& surface() const { return fold_; }
 
  private:
   std::string session_id_;
   int64_t next_seq_ = 0;
+  int64_t mark_seq_ = 0;
   SurfaceFold fold_;
 };
 

@@ -54,11 +54,33 @@ Status SurfaceFold::Apply(const Event& e, const EventLookup& lookup) {
     if (!(WithoutResultContent(old->data) == WithoutResultContent(e.data)))
       return Status::Corruption(where + ": a tool/result replacement may change only message.content[0].content");
   }
+  // Copy-on-write for Rollback(): until the first replace after Mark() only
+  // appends happened, so the marked state is the first mark_size_ nodes.
+  if (!mark_nodes_) mark_nodes_.emplace(nodes_.begin(), nodes_.begin() + static_cast<std::ptrdiff_t>(mark_size_));
   const auto pos = nodes_.erase(i, j + 1);
   nodes_.insert(pos, e.seq);
-  shadowed_.insert(shadowed.begin(), shadowed.end());
+  for (int64_t s : shadowed)
+    if (shadowed_.insert(s).second) mark_shadowed_.push_back(s);
   ++generation_;
   return Status::Ok();
+}
+
+void SurfaceFold::Mark() {
+  mark_size_ = nodes_.size();
+  mark_generation_ = generation_;
+  mark_nodes_.reset();
+  mark_shadowed_.clear();
+}
+
+void SurfaceFold::Rollback() {
+  if (mark_nodes_) {
+    nodes_ = std::move(*mark_nodes_);
+  } else {
+    nodes_.resize(mark_size_);
+  }
+  for (int64_t s : mark_shadowed_) shadowed_.erase(s);
+  generation_ = mark_generation_;
+  Mark();
 }
 
 SurfaceClass SurfaceFold::Classify(int64_t seq) const {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <unordered_set>
 #include <vector>
 
@@ -31,6 +32,12 @@ class SurfaceFold {
   // that last check.
   Status Apply(const Event& event, const EventLookup& lookup);
 
+  // Savepoint: Rollback() restores the state of the last Mark(). Cheap: an
+  // append is undone by truncation; the nodes are copied only if a replace
+  // happens after the mark.
+  void Mark();
+  void Rollback();
+
   const std::vector<int64_t>& nodes() const { return nodes_; }
   int64_t replace_generation() const { return generation_; }
   SurfaceClass Classify(int64_t seq) const;
@@ -39,6 +46,11 @@ class SurfaceFold {
   std::vector<int64_t> nodes_;
   std::unordered_set<int64_t> shadowed_;
   int64_t generation_ = 0;
+  // Savepoint state.
+  size_t mark_size_ = 0;
+  int64_t mark_generation_ = 0;
+  std::optional<std::vector<int64_t>> mark_nodes_;
+  std::vector<int64_t> mark_shadowed_;
 };
 
 }  // namespace retrace::log

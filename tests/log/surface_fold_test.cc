@@ -56,6 +56,23 @@ TEST_F(SurfaceFoldTest, ReplaceShadowsPositionalRange) {
   EXPECT_EQ(fold_.Classify(99), SurfaceClass::kLogOnly);
 }
 
+TEST_F(SurfaceFoldTest, RollbackRestoresTheMarkedStateAfterAppendsAndReplaces) {
+  ASSERT_TRUE(Apply(User(0, "\"append\"")).ok());
+  ASSERT_TRUE(Apply(User(1, "\"append\"")).ok());
+  fold_.Mark();
+  ASSERT_TRUE(Apply(User(2, "\"append\"")).ok());
+  ASSERT_TRUE(Apply(User(3, R"({"op":"replace","start":0,"end":1})", "[0,1]")).ok());
+  EXPECT_EQ(fold_.nodes(), (std::vector<int64_t>{3, 2}));
+  fold_.Rollback();
+  EXPECT_EQ(fold_.nodes(), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(fold_.replace_generation(), 0);
+  EXPECT_EQ(fold_.Classify(0), SurfaceClass::kCurrent);
+  fold_.Mark();
+  ASSERT_TRUE(Apply(User(2, "\"append\"")).ok());
+  fold_.Rollback();
+  EXPECT_EQ(fold_.nodes(), (std::vector<int64_t>{0, 1}));
+}
+
 TEST_F(SurfaceFoldTest, RefusesRangeOffTheSurfaceOrReversed) {
   ASSERT_TRUE(Apply(User(0, "\"append\"")).ok());
   ASSERT_TRUE(Apply(User(1, "\"append\"")).ok());

@@ -13,10 +13,7 @@ using namespace retrace::store::testing;
 // Imports `bytes`; returns true if accepted. A refusal must carry a message
 // and leave no session behind.
 bool ImportPrefix(const TempDir& dir, const std::string& name, const std::string& bytes, int n) {
-  std::string name_db = "p";  // (built stepwise: GCC 12 -Wrestrict misfires on "a" + s + "b")
-  name_db += std::to_string(n);
-  name_db += ".db";
-  const std::string db = dir / name_db;
+  const std::string db = dir / ("p" + std::to_string(n) + ".db");
   const std::string file = dir / name;
   WriteFile(file, bytes);
   auto store = OpenStoreOrDie(db);

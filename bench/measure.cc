@@ -1,0 +1,76 @@
+#include "bench/measure.h"
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+
+namespace retrace::bench {
+namespace {
+
+Sample Collect(pid_t pid, int read_fd) {
+  Sample s;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(read_fd, buf, sizeof buf)) > 0) s.output.append(buf, static_cast<size_t>(n));
+  close(read_fd);
+  int status = 0;
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
+  s.peak_rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  s.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (s.ok) s.seconds = std::strtod(s.output.c_str(), nullptr);
+  s.ok = s.ok && s.seconds > 0;
+  return s;
+}
+
+}  // namespace
+
+double NowSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+Sample RunInChild(const std::function<double()>& body) {
+  int fds[2];
+  if (pipe(fds) != 0) return {};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    const double secs = body();
+    const std::string out = std::to_string(secs) + "\n";
+    if (write(fds[1], out.data(), out.size()) < 0) _exit(3);
+    _exit(secs > 0 ? 0 : 1);
+  }
+  close(fds[1]);
+  return Collect(pid, fds[0]);
+}
+
+Sample RunCommand(const std::vector<std::string>& argv) {
+  int fds[2];
+  if (pipe(fds) != 0) return {};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    dup2(fds[1], STDOUT_FILENO);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  return Collect(pid, fds[0]);
+}
+
+Sample Best(int reps, const std::function<Sample()>& run) {
+  Sample best;
+  for (int i = 0; i < reps; ++i) {
+    Sample s = run();
+    if (s.ok && (!best.ok || s.seconds < best.seconds)) best = s;
+  }
+  return best;
+}
+
+}  // namespace retrace::bench

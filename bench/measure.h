@@ -1,0 +1,32 @@
+// Benchmark harness: runs each case in a child process so its peak memory is
+// its own (ru_maxrss from wait4), best of N repetitions.
+#ifndef RETRACE_BENCH_MEASURE_H_
+#define RETRACE_BENCH_MEASURE_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace retrace::bench {
+
+struct Sample {
+  bool ok = false;
+  double seconds = 0;     // as measured inside the child (excludes process start)
+  double peak_rss_mb = 0;
+  std::string output;     // what the child reported (commands: their stdout)
+};
+
+// Forks; the child runs `body`, which returns the seconds to report (or < 0 on failure).
+Sample RunInChild(const std::function<double()>& body);
+
+// Runs a command; it must print the seconds it measured as its first stdout token.
+Sample RunCommand(const std::vector<std::string>& argv);
+
+// The best (fastest) of `reps` samples; failures are skipped.
+Sample Best(int reps, const std::function<Sample()>& run);
+
+double NowSeconds();
+
+}  // namespace retrace::bench
+
+#endif  // RETRACE_BENCH_MEASURE_H_

@@ -1,4 +1,4 @@
--- retrace store schema v1: sessions and their events.
+-- retrace store schema v1: sessions and their event logs.
 -- Written to disk; never rename a table or column. Change the schema only by
 -- adding a new numbered file (see migrations/README.md).
 
@@ -13,28 +13,30 @@ CREATE TABLE sessions (
   source          TEXT                        -- file it was imported from, if any
 ) STRICT;
 
--- One row per decoded event. event_id = (sessions.id << 32) | seq, so the
--- table itself is clustered by (session, seq) without a second index.
+-- One row per storage line of the dsh log: a single event, or a packed chunk
+-- row standing for `count` consecutive assistant/chunk events (dsh §7.3).
+-- event_id = (sessions.id << 32) | seq, so the table itself is clustered by
+-- (session, seq) without a second index.
 CREATE TABLE events (
   event_id   INTEGER PRIMARY KEY,
   session    INTEGER NOT NULL REFERENCES sessions(id),
-  seq        INTEGER NOT NULL,
-  type       TEXT    NOT NULL,
-  time       INTEGER NOT NULL,
+  seq        INTEGER NOT NULL,   -- the event's seq; a packed row's first member seq
+  count      INTEGER NOT NULL,   -- events in this row: 1, or a packed row's members
+  type       TEXT    NOT NULL,   -- event type ('assistant/chunk' for packed rows)
+  time       INTEGER NOT NULL,   -- event time (a packed row's first member time)
   turn       INTEGER,            -- data.turn where present
   step       INTEGER,            -- data.step where present
   call_id    TEXT,               -- tool/call callId, tool/result message.source.callId
   tool_name  TEXT,               -- tool/call name
   is_error   INTEGER,            -- tool/result: 1 or 0
   surface    TEXT,               -- 'append' | 'replace' | NULL (log-only)
-  json       TEXT,               -- the verbatim event line; NULL for members of a packed row
-  row_text   TEXT,               -- first member of a packed chunk row: the verbatim row
-  row_len    INTEGER NOT NULL,   -- events in this event's storage row; 0 for later row members
-  CHECK ((json IS NULL) = (row_len <> 1))
+  packed     TEXT,               -- the row tag of a packed chunk row, else NULL
+  json       TEXT    NOT NULL,   -- the verbatim storage line
+  CHECK (count >= 1 AND (packed IS NOT NULL OR count = 1))
 ) STRICT;
 
--- Stream deltas (assistant/chunk) are ~70% of rows and are read by session
--- range, never by type; leaving them out keeps the index and appends small.
+-- Stream deltas are read by session range, never by type; leaving them out
+-- keeps the index and appends small.
 CREATE INDEX events_by_type ON events(type, time) WHERE type <> 'assistant/chunk';
 CREATE INDEX events_by_surface ON events(session, surface) WHERE surface IS NOT NULL;
 CREATE INDEX events_by_call ON events(call_id) WHERE call_id IS NOT NULL;

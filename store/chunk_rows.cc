@@ -11,7 +11,7 @@ namespace {
 
 using json::Value;
 
-constexpr double kMaxSafe = 9007199254740991.0;
+constexpr double kMaxSafe = 9007199254740991.0;  // Number.MAX_SAFE_INTEGER
 
 bool HasExactKeys(const Value& v, std::initializer_list<std::string_view> required,
                   std::initializer_list<std::string_view> optional = {}) {
@@ -37,70 +37,72 @@ bool IsStringArray(const Value* v) {
   return true;
 }
 
-class RowDecoder {
- public:
-  RowDecoder(const Value& row, bool with_text) : row_(row), tag_(row.Find("type")->as_string()), with_text_(with_text) {}
+Status Malformed(const std::string& tag, const std::string& why) {
+  return Status::Corruption("malformed " + tag + " storage row: " + why);
+}
 
-  // Checks in dsh's order, with dsh's texts (dsh-session chunk-rows validateRow).
-  Result<std::vector<log::EventRecord>> Decode() {
-    const bool tool = tag_ == "tool-call-chunks";
-    if (!HasExactKeys(row_, {"type", "seq0", "time0", "data"})) return Malformed("envelope must be exactly {type, seq0, time0, data}");
-    const Value* seq0 = row_.Find("seq0");
-    const Value* time0 = row_.Find("time0");
-    if (!seq0->is_safe_integer() || seq0->as_number() < 0) return Malformed("seq0 must be a non-negative safe integer");
-    if (!time0->is_safe_integer()) return Malformed("time0 must be a safe integer");
-    const Value& data = *row_.Find("data");
-    if (!data.is_object()) return Malformed("data must be an object");
-    if (tool) {
-      const bool with_name = HasExactKeys(data, {"turn", "step", "index", "id", "name", "dt", "args"});
-      if (!with_name && !HasExactKeys(data, {"turn", "step", "index", "id", "dt", "args"}))
-        return Malformed("data must be exactly {turn, step, index, id, name?, dt, args}");
-      if (!data.Find("id")->is_string() || (with_name && !data.Find("name")->is_string()))
-        return Malformed("id (and name when present) must be strings");
-    } else if (!HasExactKeys(data, {"turn", "step", "index", "dt", "texts"})) {
-      return Malformed("data must be exactly {turn, step, index, dt, texts}");
-    }
-    for (const char* k : {"turn", "step", "index"})
-      if (!data.Find(k)->is_number()) return Malformed("turn/step/index must be numbers");
-    const char* payload_key = tool ? "args" : "texts";
-    const Value* payload = data.Find(payload_key);
-    if (!IsStringArray(payload)) return Malformed(std::string(payload_key) + " must be a non-empty string array");
-    const Value* dt = data.Find("dt");
-    if (!dt->is_array()) return Malformed("dt must be an array of safe integers");
-    for (const Value& gap : dt->as_array())
-      if (!gap.is_safe_integer()) return Malformed("dt must be an array of safe integers");
-    const size_t members = payload->as_array().size();
-    if (dt->as_array().size() != members - 1) {
-      return Malformed("dt length " + std::to_string(dt->as_array().size()) + " does not match " +
-                       std::to_string(members) + " members");
-    }
-    return Members(data, *payload, *dt, seq0->as_number(), time0->as_number(), tool);
+}  // namespace
+
+Result<PackedRow> ParsePackedRow(const Value& row) {
+  PackedRow out;
+  out.tag = row.Find("type")->as_string();
+  const std::string& tag = out.tag;
+  const bool tool = tag == "tool-call-chunks";
+  if (!HasExactKeys(row, {"type", "seq0", "time0", "data"})) return Malformed(tag, "envelope must be exactly {type, seq0, time0, data}");
+  const Value* seq0 = row.Find("seq0");
+  const Value* time0 = row.Find("time0");
+  if (!seq0->is_safe_integer() || seq0->as_number() < 0) return Malformed(tag, "seq0 must be a non-negative safe integer");
+  if (!time0->is_safe_integer()) return Malformed(tag, "time0 must be a safe integer");
+  const Value& data = *row.Find("data");
+  if (!data.is_object()) return Malformed(tag, "data must be an object");
+  if (tool) {
+    const bool with_name = HasExactKeys(data, {"turn", "step", "index", "id", "name", "dt", "args"});
+    if (!with_name && !HasExactKeys(data, {"turn", "step", "index", "id", "dt", "args"}))
+      return Malformed(tag, "data must be exactly {turn, step, index, id, name?, dt, args}");
+    if (!data.Find("id")->is_string() || (with_name && !data.Find("name")->is_string()))
+      return Malformed(tag, "id (and name when present) must be strings");
+  } else if (!HasExactKeys(data, {"turn", "step", "index", "dt", "texts"})) {
+    return Malformed(tag, "data must be exactly {turn, step, index, dt, texts}");
   }
-
-  Result<std::vector<log::EventRecord>> Members(const Value& data, const Value& payload, const Value& dt, double seq,
-                                                double time, bool tool) {
-    std::vector<log::EventRecord> out;
-    out.reserve(payload.as_array().size());
-    constexpr int64_t kMaxSafeInt = 9007199254740991;
-    if (static_cast<int64_t>(seq) + static_cast<int64_t>(payload.as_array().size()) - 1 > kMaxSafeInt)
-      return Malformed("member seqs must stay safe integers");
-    for (size_t k = 0; k < payload.as_array().size(); ++k) {
-      if (k > 0) {
-        time += dt.as_array()[k - 1].as_number();
-        seq += 1;
-        if (time > kMaxSafe || time < -kMaxSafe) return Malformed("member times must stay safe integers");
-      }
-      log::Event member = Member(data, payload.as_array()[k], seq, time, tool);
-      if (with_text_) {
-        out.push_back(log::MakeRecord(std::move(member)));
-      } else {
-        out.push_back({std::move(member), std::string()});
-      }
-    }
-    return out;
+  for (const char* k : {"turn", "step", "index"})
+    if (!data.Find(k)->is_number()) return Malformed(tag, "turn/step/index must be numbers");
+  const char* payload_key = tool ? "args" : "texts";
+  const Value* payload = data.Find(payload_key);
+  if (!IsStringArray(payload)) return Malformed(tag, std::string(payload_key) + " must be a non-empty string array");
+  const Value* dt = data.Find("dt");
+  if (!dt->is_array()) return Malformed(tag, "dt must be an array of safe integers");
+  for (const Value& gap : dt->as_array())
+    if (!gap.is_safe_integer()) return Malformed(tag, "dt must be an array of safe integers");
+  const auto members = static_cast<int64_t>(payload->as_array().size());
+  if (static_cast<int64_t>(dt->as_array().size()) != members - 1) {
+    return Malformed(tag, "dt length " + std::to_string(dt->as_array().size()) + " does not match " +
+                              std::to_string(members) + " members");
   }
+  constexpr int64_t kMaxSafeInt = 9007199254740991;
+  out.seq0 = static_cast<int64_t>(seq0->as_number());
+  if (out.seq0 + members - 1 > kMaxSafeInt) return Malformed(tag, "member seqs must stay safe integers");
+  out.time0 = static_cast<int64_t>(time0->as_number());
+  out.count = members;
+  out.times.reserve(static_cast<size_t>(members));
+  int64_t time = out.time0;
+  out.times.push_back(time);
+  for (const Value& gap : dt->as_array()) {
+    time += static_cast<int64_t>(gap.as_number());
+    if (time > kMaxSafeInt || time < -kMaxSafeInt) return Malformed(tag, "member times must stay safe integers");
+    out.times.push_back(time);
+  }
+  out.turn = *data.Find("turn");
+  out.step = *data.Find("step");
+  return out;
+}
 
-  log::Event Member(const Value& data, const Value& text, double seq, double time, bool tool) const {
+std::vector<log::EventRecord> ExpandPackedRow(const Value& row, const PackedRow& p) {
+  const Value& data = *row.Find("data");
+  const bool tool = p.tag == "tool-call-chunks";
+  const Value& payload = *data.Find(tool ? "args" : "texts");
+  std::vector<log::EventRecord> out;
+  out.reserve(static_cast<size_t>(p.count));
+  for (int64_t k = 0; k < p.count; ++k) {
     Value chunk = Value::MakeObject();
     auto& c = chunk.as_object();
     if (tool) {
@@ -108,28 +110,28 @@ class RowDecoder {
       c.emplace_back("index", *data.Find("index"));
       c.emplace_back("id", *data.Find("id"));
       if (const Value* name = data.Find("name")) c.emplace_back("name", *name);
-      c.emplace_back("argumentsDelta", text);
+      c.emplace_back("argumentsDelta", payload.as_array()[static_cast<size_t>(k)]);
     } else {
-      c.emplace_back("type", tag_ == "text-chunks" ? "text-delta" : "reasoning-delta");
+      c.emplace_back("type", p.tag == "text-chunks" ? "text-delta" : "reasoning-delta");
       c.emplace_back("index", *data.Find("index"));
-      c.emplace_back("text", text);
+      c.emplace_back("text", payload.as_array()[static_cast<size_t>(k)]);
     }
     log::Event e;
     e.type = "assistant/chunk";
-    e.seq = static_cast<int64_t>(seq);
-    e.time = static_cast<int64_t>(time);
-    e.data = Value::MakeObject({{"turn", *data.Find("turn")}, {"step", *data.Find("step")}, {"chunk", std::move(chunk)}});
-    return e;
+    e.seq = p.seq0 + k;
+    e.time = p.times[static_cast<size_t>(k)];
+    e.data = Value::MakeObject({{"turn", p.turn}, {"step", p.step}, {"chunk", std::move(chunk)}});
+    out.push_back(log::MakeRecord(std::move(e)));
   }
+  return out;
+}
 
-  Status Malformed(const std::string& why) const {
-    return Status::Corruption("malformed " + tag_ + " storage row: " + why);
-  }
+Result<std::vector<log::EventRecord>> DecodeChunkRow(const Value& row) {
+  ASSIGN_OR_RETURN(PackedRow parsed, ParsePackedRow(row));
+  return ExpandPackedRow(row, parsed);
+}
 
-  const Value& row_;
-  std::string tag_;
-  bool with_text_;
-};
+namespace {
 
 // The row kind of a packable delta event, or "" (dsh's whitelist: exact keys).
 std::string_view PackKind(const log::Event& e) {
@@ -212,8 +214,5 @@ bool IsChunkRowTag(std::string_view type) {
   return type == "text-chunks" || type == "reasoning-chunks" || type == "tool-call-chunks";
 }
 
-Result<std::vector<log::EventRecord>> DecodeChunkRow(const Value& row, bool with_text) {
-  return RowDecoder(row, with_text).Decode();
-}
 
 }  // namespace retrace::store

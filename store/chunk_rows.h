@@ -33,11 +33,27 @@ inline constexpr size_t kMinRun = 3;
 // one row; every other event keeps its own text. Returns the storage lines.
 std::vector<std::string> PackChunkRuns(std::span<const log::EventRecord> batch);
 
-// Decodes a parsed row into its member events, each with its JSON text as
-// dsh's JSON.stringify would write the unpacked event (left empty when
-// `with_text` is false: the row is the members' stored truth). Refuses any
-// deviation from the exact row shape with "malformed <tag> storage row: <why>".
-Result<std::vector<log::EventRecord>> DecodeChunkRow(const json::Value& row, bool with_text = true);
+// What a validated row says about its members, without expanding them.
+struct PackedRow {
+  std::string tag;  // text-chunks | reasoning-chunks | tool-call-chunks
+  int64_t seq0 = 0;
+  int64_t time0 = 0;
+  int64_t count = 0;  // members
+  std::vector<int64_t> times;  // each member's time
+  json::Value turn;  // data.turn / data.step as written (numbers)
+  json::Value step;
+};
+
+// Validates a parsed row with dsh's exact checks, in dsh's order, refusing any
+// deviation with "malformed <tag> storage row: <why>".
+Result<PackedRow> ParsePackedRow(const json::Value& row);
+
+// The member events of a row ParsePackedRow accepted, each with its JSON text
+// as dsh's JSON.stringify writes the unpacked event.
+std::vector<log::EventRecord> ExpandPackedRow(const json::Value& row, const PackedRow& parsed);
+
+// ParsePackedRow then ExpandPackedRow.
+Result<std::vector<log::EventRecord>> DecodeChunkRow(const json::Value& row);
 
 }  // namespace retrace::store
 

@@ -117,77 +117,64 @@ Result<SessionSummary> EventStore::Describe(std::string_view session_id) {
   return Summarize(st);
 }
 
-Result<std::pair<int64_t, std::vector<std::string>>> EventStore::RowMembers(int64_t key, int64_t seq) {
+Result<int64_t> EventStore::RowStart(int64_t key, int64_t seq) {
   ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_,
-      "SELECT seq, row_text FROM events WHERE event_id BETWEEN ? AND ? AND row_text IS NOT NULL"
-      " ORDER BY event_id DESC LIMIT 1"));
-  st.Bind(1, EventId(key, 0)).Bind(2, EventId(key, seq));
+      "SELECT max(event_id) FROM events WHERE event_id BETWEEN ? AND ?"));
+  st.Bind(1, EventId(key, 0)).Bind(2, EventId(key, std::max<int64_t>(0, seq)));
   ASSIGN_OR_RETURN(bool row, st.Step());
-  if (!row) return Status::Corruption("event at seq " + std::to_string(seq) + " has neither text nor a packed row");
-  const int64_t seq0 = st.Int(0);
-  auto parsed = json::Parse(st.Text(1));
-  if (!parsed.ok()) return Status::Corruption("stored packed row at seq " + std::to_string(seq0) + ": " + parsed.status().message());
-  ASSIGN_OR_RETURN(std::vector<log::EventRecord> members, DecodeChunkRow(*parsed));
-  std::vector<std::string> texts;
-  texts.reserve(members.size());
-  for (auto& m : members) texts.push_back(std::move(m.text));
-  return std::make_pair(seq0, std::move(texts));
+  return row && !st.IsNull(0) ? st.Int(0) : EventId(key, 0);
+}
+
+Status EventStore::ForEachRow(int64_t key, int64_t from_seq, const std::optional<std::string>& type,
+                              const std::function<Status(const StoredRow&)>& fn) {
+  ASSIGN_OR_RETURN(int64_t start, RowStart(key, from_seq));
+  std::string sql = "SELECT seq, count, type, time, packed, json FROM events WHERE event_id BETWEEN ? AND ?";
+  if (type) sql += " AND type = ?";
+  sql += " ORDER BY event_id";
+  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, sql));
+  st.Bind(1, start).Bind(2, EventId(key, (int64_t{1} << kSeqBits) - 1));
+  if (type) st.Bind(3, *type);
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) return Status::Ok();
+    StoredRow r{st.Int(0), st.Int(1), st.Text(2), st.Int(3), st.Text(4), st.Text(5)};
+    if (r.seq + r.count <= from_seq) continue;
+    RETURN_IF_ERROR(fn(r));
+  }
 }
 
 Status EventStore::ForEachEvent(std::string_view session_id, const EventFilter& filter,
                                 const std::function<Status(const StoredEvent&)>& fn) {
   ASSIGN_OR_RETURN(int64_t key, SessionKey(session_id));
-  std::string sql = "SELECT seq, type, time, json FROM events WHERE event_id BETWEEN ? AND ?";
-  if (filter.type) sql += " AND type = ?";
-  sql += " ORDER BY event_id";
-  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, sql));
-  st.Bind(1, EventId(key, std::max<int64_t>(0, filter.from_seq))).Bind(2, EventId(key, (int64_t{1} << kSeqBits) - 1));
-  if (filter.type) st.Bind(3, *filter.type);
-  // Members of packed rows are decoded once per row.
-  int64_t row_seq0 = -1;
-  std::vector<std::string> row_texts;
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) return Status::Ok();
-    StoredEvent e{st.Int(0), std::string(st.Text(1)), st.Int(2), std::string()};
-    if (!st.IsNull(3)) {
-      e.json = std::string(st.Text(3));
-    } else {
-      if (row_seq0 < 0 || e.seq < row_seq0 || e.seq >= row_seq0 + static_cast<int64_t>(row_texts.size())) {
-        ASSIGN_OR_RETURN(auto members, RowMembers(key, e.seq));
-        row_seq0 = members.first;
-        row_texts = std::move(members.second);
-      }
-      if (e.seq - row_seq0 >= static_cast<int64_t>(row_texts.size()))
-        return Status::Corruption("packed row at seq " + std::to_string(row_seq0) + " does not cover seq " + std::to_string(e.seq));
-      e.json = std::move(row_texts[e.seq - row_seq0]);
+  return ForEachRow(key, filter.from_seq, filter.type, [&](const StoredRow& r) -> Status {
+    if (r.packed.empty()) return fn(StoredEvent{r.seq, std::string(r.type), r.time, std::string(r.json)});
+    auto parsed = json::Parse(r.json);
+    if (!parsed.ok()) return Status::Corruption("stored packed row at seq " + std::to_string(r.seq) + ": " + parsed.status().message());
+    ASSIGN_OR_RETURN(std::vector<log::EventRecord> members, DecodeChunkRow(*parsed));
+    for (auto& m : members) {
+      if (m.event.seq < filter.from_seq) continue;
+      RETURN_IF_ERROR(fn(StoredEvent{m.event.seq, m.event.type, m.event.time, std::move(m.text)}));
     }
-    RETURN_IF_ERROR(fn(e));
-  }
+    return Status::Ok();
+  });
 }
 
 Status EventStore::ForEachStorageLine(std::string_view session_id, const std::function<Status(std::string_view)>& fn) {
   ASSIGN_OR_RETURN(int64_t key, SessionKey(session_id));
-  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_,
-      "SELECT json, row_text, row_len FROM events WHERE event_id BETWEEN ? AND ? AND row_len > 0 ORDER BY event_id"));
-  st.Bind(1, EventId(key, 0)).Bind(2, EventId(key, (int64_t{1} << kSeqBits) - 1));
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) return Status::Ok();
-    RETURN_IF_ERROR(fn(st.IsNull(1) ? st.Text(0) : st.Text(1)));
-  }
+  return ForEachRow(key, 0, std::nullopt, [&](const StoredRow& r) { return fn(r.json); });
 }
 
 Result<std::string> EventStore::EventText(int64_t key, int64_t seq) {
-  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, "SELECT json FROM events WHERE event_id = ?"));
-  st.Bind(1, EventId(key, seq));
+  ASSIGN_OR_RETURN(int64_t start, RowStart(key, seq));
+  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, "SELECT seq, count, packed, json FROM events WHERE event_id = ?"));
+  st.Bind(1, start);
   ASSIGN_OR_RETURN(bool row, st.Step());
-  if (!row) return Status::NotFound("no event at seq " + std::to_string(seq));
-  if (!st.IsNull(0)) return std::string(st.Text(0));
-  ASSIGN_OR_RETURN(auto members, RowMembers(key, seq));
-  const int64_t k = seq - members.first;
-  if (k >= static_cast<int64_t>(members.second.size())) return Status::Corruption("packed row does not cover seq " + std::to_string(seq));
-  return std::move(members.second[k]);
+  if (!row || seq < st.Int(0) || seq >= st.Int(0) + st.Int(1)) return Status::NotFound("no event at seq " + std::to_string(seq));
+  if (st.IsNull(2)) return std::string(st.Text(3));
+  auto parsed = json::Parse(st.Text(3));
+  if (!parsed.ok()) return Status::Corruption("stored packed row at seq " + std::to_string(st.Int(0)) + ": " + parsed.status().message());
+  ASSIGN_OR_RETURN(std::vector<log::EventRecord> members, DecodeChunkRow(*parsed));
+  return std::move(members[static_cast<size_t>(seq - st.Int(0))].text);
 }
 
 Result<log::Event> EventStore::LoadEvent(int64_t key, int64_t seq) {

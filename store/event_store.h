@@ -71,6 +71,16 @@ struct StoredEvent {
   std::string json;
 };
 
+// One stored row: a storage line of the session's dsh log.
+struct StoredRow {
+  int64_t seq = 0;     // the event's seq, or a packed row's first member seq
+  int64_t count = 1;   // events in the row
+  std::string_view type;
+  int64_t time = 0;
+  std::string_view packed;  // row tag of a packed chunk row, else empty
+  std::string_view json;    // the verbatim storage line
+};
+
 struct EventFilter {
   int64_t from_seq = 0;
   std::optional<std::string> type;
@@ -99,9 +109,15 @@ class EventStore {
   Result<std::vector<SessionSummary>> ListSessions();
   Result<SessionSummary> Describe(std::string_view session_id);
 
-  // Calls `fn` for each event matching `filter`, in seq order.
+  // Calls `fn` for each event matching `filter`, in seq order; members of
+  // packed rows are expanded.
   Status ForEachEvent(std::string_view session_id, const EventFilter& filter,
                       const std::function<Status(const StoredEvent&)>& fn);
+
+  // Calls `fn` for each stored row holding an event with seq >= from_seq
+  // (the views are valid during the call only).
+  Status ForEachRow(int64_t session_key, int64_t from_seq, const std::optional<std::string>& type,
+                    const std::function<Status(const StoredRow&)>& fn);
 
   // Calls `fn` with each storage line after the header, as it was imported
   // (packed chunk rows verbatim) or appended (one event per line).
@@ -120,8 +136,8 @@ class EventStore {
  private:
   friend class SessionWriter;
   explicit EventStore(Db db) : db_(std::move(db)) {}
-  // Texts of the members of the packed row that holds `seq`, and its seq0.
-  Result<std::pair<int64_t, std::vector<std::string>>> RowMembers(int64_t key, int64_t seq);
+  // event_id of the row holding `seq` (which may be a packed row starting earlier).
+  Result<int64_t> RowStart(int64_t key, int64_t seq);
   Status Init(const StoreOptions& options, bool existed);
   Result<SessionSummary> Summarize(Statement& st);
 

@@ -41,9 +41,14 @@ Result<ImportReport> ImportJsonl(EventStore& store, const std::string& path, con
   while (true) {
     ASSIGN_OR_RETURN(std::optional<StorageRecord> rec, reader->Next());
     if (!rec) break;
-    const auto n = static_cast<int64_t>(rec->events.size());
-    auto outcome = writer->AppendInTransaction(rec->events.front().event.seq, rec->events,
-                                               rec->packed ? &rec->text : nullptr);
+    const int64_t n = rec->count;
+    Result<log::AppendOutcome> outcome = log::AppendOutcome::kAppended;
+    if (rec->packed) {
+      outcome = writer->AppendPackedRowInTransaction(*rec->packed, rec->text);
+    } else {
+      const log::EventRecord event{std::move(rec->event), std::move(rec->text)};
+      outcome = writer->AppendInTransaction(event.event.seq, std::span(&event, 1));
+    }
     if (!outcome.ok()) return outcome.status().WithContext(path + ":" + std::to_string(rec->line));
     if (*outcome == log::AppendOutcome::kAppended) report.events_added += n;
     report.events_in_file += n;

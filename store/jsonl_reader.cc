@@ -38,38 +38,41 @@ Status JsonlReader::ReadHeader() {
 Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& issue) {
   // dsh numbers event lines from 1 after the header; messages keep its numbering.
   const std::string at = "line " + std::to_string(line_ - 1);
+  auto gap = [&](const std::string& got) {
+    issue = "corrupt session log: seq gap in committed region at " + at + " (expected " + std::to_string(next_seq_) +
+            ", got " + got + ")";
+    return Status::Corruption(issue);
+  };
   StorageRecord rec;
   rec.line = line_;
-  auto parsed = json::Parse(line);
+  auto parsed = parser_.Parse(line);
   if (!parsed.ok()) {
     issue = "corrupt session log: unparsable committed event at " + at + " (" + parsed.status().message() + ")";
     return Status::Corruption(issue);
   }
   const Value* type = parsed->Find("type");
-  const bool is_turn_end = type != nullptr && type->is_string() && type->as_string() == "turn/end";
-  const Value* seq = parsed->Find("seq");
-  if (type != nullptr && type->is_string() && IsChunkRowTag(type->as_string())) {
-    auto members = DecodeChunkRow(*parsed, /*with_text=*/false);
-    if (!members.ok()) {
-      issue = "corrupt session log: unparsable committed event at " + at + " (" + members.status().message() + ")";
+  const bool typed = type != nullptr && type->is_string();
+  if (typed && IsChunkRowTag(type->as_string())) {
+    auto row = ParsePackedRow(*parsed);
+    if (!row.ok()) {
+      issue = "corrupt session log: unparsable committed event at " + at + " (" + row.status().message() + ")";
       return Status::Corruption(issue);
     }
-    rec.packed = true;
-    rec.events = std::move(members).value();
-  } else if (seq == nullptr || !seq->is_number() || seq->as_number() != static_cast<double>(next_seq_)) {
-    issue = "corrupt session log: seq gap in committed region at " + at + " (expected " + std::to_string(next_seq_) +
-            ", got " + (seq != nullptr ? json::Serialize(*seq) : std::string("none")) + ")";
-    // A gap on a turn/end line cannot be a torn tail.
-    return is_turn_end ? Error(line_, issue) : Status::Corruption(issue);
+    if (row->seq0 != next_seq_) return gap(std::to_string(row->seq0));
+    rec.first_seq = row->seq0;
+    rec.count = row->count;
+    rec.packed = std::move(row).value();
   } else {
+    const Value* seq = parsed->Find("seq");
+    if (seq == nullptr || !seq->is_number() || seq->as_number() != static_cast<double>(next_seq_)) {
+      Status st = gap(seq != nullptr ? json::Serialize(*seq) : std::string("none"));
+      // A gap on a turn/end line cannot be a torn tail.
+      return typed && type->as_string() == "turn/end" ? Error(line_, issue) : st;
+    }
     auto event = log::EventFromJson(std::move(parsed).value());
     if (!event.ok()) return Error(line_, event.status().message());
-    rec.events.push_back({std::move(event).value(), std::string(line)});
-  }
-  if (rec.events.front().event.seq != next_seq_) {
-    issue = "corrupt session log: seq gap in committed region at " + at + " (expected " + std::to_string(next_seq_) +
-            ", got " + std::to_string(rec.events.front().event.seq) + ")";
-    return Status::Corruption(issue);
+    rec.event = std::move(event).value();
+    rec.first_seq = rec.event.seq;
   }
   rec.text = std::string(line);
   return rec;
@@ -111,7 +114,7 @@ Result<std::optional<StorageRecord>> JsonlReader::Next() {
   std::string issue;
   auto rec = Decode(**next, issue);
   if (rec.ok()) {
-    next_seq_ += static_cast<int64_t>(rec->events.size());
+    next_seq_ += rec->count;
     return std::optional<StorageRecord>(std::move(rec).value());
   }
   if (issue.empty()) return rec.status();  // a hard error

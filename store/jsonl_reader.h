@@ -23,18 +23,20 @@
 #include "engine/base/status.h"
 #include "engine/log/event_log.h"
 #include "engine/log/session_header.h"
+#include "store/chunk_rows.h"
+#include "store/fast_json_parser.h"
 #include "store/line_source.h"
 
 namespace retrace::store {
 
 // One storage line after the header: a plain event or a packed chunk row.
 struct StorageRecord {
-  std::string text;                      // the verbatim line, without '\n'
-  int64_t line = 0;                      // 1-based line number in the logical file
-  bool packed = false;                   // a packed chunk row
-  // Decoded events. A plain line's event has text == the line; the members of
-  // a packed row have empty texts (the row is their stored truth).
-  std::vector<log::EventRecord> events;
+  std::string text;                // the verbatim line, without '\n'
+  int64_t line = 0;                // 1-based line number in the logical file
+  int64_t first_seq = 0;           // the event's seq, or the row's first member seq
+  int64_t count = 1;               // events in this line
+  std::optional<PackedRow> packed; // set for a packed chunk row (members not expanded)
+  log::Event event;                // the plain event (envelope structure read)
 };
 
 // What was dropped after the committed prefix.
@@ -75,6 +77,7 @@ class JsonlReader {
 
   std::string path_;
   std::unique_ptr<LineSource> source_;
+  FastJsonParser parser_;
   log::SessionHeader header_;
   std::string header_text_;
   int64_t line_ = 1;

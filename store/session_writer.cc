@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "engine/json/parser.h"
 #include "engine/log/legacy_import.h"
 #include "engine/log/turn_closers.h"
 #include "store/event_columns.h"
@@ -38,21 +39,37 @@ class BatchLookup {
 }  // namespace
 
 Status SessionWriter::LoadState() {
-  std::vector<log::Event> events;
   log::SessionChecker checker(session_id_);
-  Status st = store_.ForEachEvent(session_id_, EventFilter{}, [&](const StoredEvent& s) -> Status {
-    auto e = log::ParseEvent(s.json);
-    if (!e.ok()) return e.status().WithContext("stored event at seq " + std::to_string(s.seq));
-    events.push_back(std::move(e).value());
-    log::Event& ev = events.back();
-    auto lookup = [&](int64_t seq) -> const log::Event* {
-      return seq >= 0 && seq < static_cast<int64_t>(events.size()) ? &events[seq] : nullptr;
-    };
+  std::vector<log::Event> events;  // plain events, by seq, for the checker's lookups
+  std::map<int64_t, size_t> index;
+  auto lookup = [&](int64_t seq) -> const log::Event* {
+    auto it = index.find(seq);
+    return it == index.end() ? nullptr : &events[it->second];
+  };
+  log::Event chunk;
+  chunk.type = "assistant/chunk";
+  Status st = store_.ForEachRow(key_, 0, std::nullopt, [&](const StoredRow& r) -> Status {
+    if (!r.packed.empty()) {
+      for (int64_t k = 0; k < r.count; ++k) {  // members: validated when stored
+        chunk.seq = r.seq + k;
+        RETURN_IF_ERROR(checker.Check(chunk, lookup));
+      }
+      return Status::Ok();
+    }
+    auto e = log::ParseEvent(r.json);
+    if (!e.ok()) return e.status().WithContext("stored event at seq " + std::to_string(r.seq));
+    log::Event ev = std::move(e).value();
     if (log::IsLegacyShape(ev)) {
       auto changed = log::ImportLegacy(ev, session_id_, lookup);
       if (!changed.ok()) return changed.status();
     }
-    return checker.Check(ev, lookup);
+    RETURN_IF_ERROR(checker.Check(ev, lookup));
+    // Only surface events can be looked up (by tool/result replacements).
+    if (ev.surface_op) {
+      index[ev.seq] = events.size();
+      events.push_back(std::move(ev));
+    }
+    return Status::Ok();
   });
   if (!st.ok()) return st.WithContext("session \"" + session_id_ + "\" failed validation");
   checker_ = std::move(checker);
@@ -67,31 +84,40 @@ Result<int64_t> SessionWriter::StoredNextSeq() {
   return st.Int(0);
 }
 
-Status SessionWriter::Insert(const log::EventRecord& r, const log::Event& normalized, const std::string* row_text,
-                             int64_t row_len) {
-  if (!insert_) {
-    ASSIGN_OR_RETURN(insert_, Statement::Prepare(store_.db(),
-        "INSERT INTO events(event_id, session, seq, type, time, turn, step, call_id, tool_name, is_error, surface,"
-        " json, row_text, row_len) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
-  }
+Status SessionWriter::PrepareInsert() {
+  if (insert_) return Status::Ok();
+  ASSIGN_OR_RETURN(insert_, Statement::Prepare(store_.db(),
+      "INSERT INTO events(event_id, session, seq, count, type, time, turn, step, call_id, tool_name, is_error,"
+      " surface, packed, json) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+  return Status::Ok();
+}
+
+Status SessionWriter::InsertEvent(const log::EventRecord& r, const log::Event& normalized) {
+  RETURN_IF_ERROR(PrepareInsert());
   const EventColumns c = ExtractColumns(normalized);
   Statement& st = *insert_;
-  st.Bind(1, EventId(key_, r.event.seq)).Bind(2, key_).Bind(3, r.event.seq).Bind(4, r.event.type, true);
-  st.Bind(5, r.event.time).Bind(6, c.turn).Bind(7, c.step).Bind(8, c.call_id).Bind(9, c.tool_name);
-  st.Bind(10, c.is_error).Bind(11, c.surface);
-  if (row_len == 1) st.Bind(12, r.text, true); else st.BindNull(12);  // packed members: the row is the text
-  if (row_text != nullptr) st.Bind(13, *row_text, true); else st.BindNull(13);
-  st.Bind(14, row_len);
+  st.Bind(1, EventId(key_, r.event.seq)).Bind(2, key_).Bind(3, r.event.seq).Bind(4, int64_t{1});
+  st.Bind(5, r.event.type, true).Bind(6, r.event.time).Bind(7, c.turn).Bind(8, c.step).Bind(9, c.call_id);
+  st.Bind(10, c.tool_name).Bind(11, c.is_error).Bind(12, c.surface).BindNull(13).Bind(14, r.text, true);
+  return st.Run();
+}
+
+Status SessionWriter::InsertPackedRow(const PackedRow& row, const std::string& text) {
+  RETURN_IF_ERROR(PrepareInsert());
+  auto as_int = [](const json::Value& v) -> std::optional<int64_t> {
+    return v.is_safe_integer() ? std::optional<int64_t>(static_cast<int64_t>(v.as_number())) : std::nullopt;
+  };
+  Statement& st = *insert_;
+  st.Bind(1, EventId(key_, row.seq0)).Bind(2, key_).Bind(3, row.seq0).Bind(4, row.count);
+  st.Bind(5, "assistant/chunk").Bind(6, row.time0).Bind(7, as_int(row.turn)).Bind(8, as_int(row.step));
+  st.BindNull(9).BindNull(10).BindNull(11).BindNull(12).Bind(13, row.tag, true).Bind(14, text, true);
   return st.Run();
 }
 
 Result<log::AppendOutcome> SessionWriter::ClassifyResend(std::span<const log::EventRecord> batch) {
   const int64_t next = checker_.next_seq();
   std::string stored;
-  std::vector<log::EventRecord> texts(batch.begin(), batch.end());
-  for (auto& r : texts)
-    if (r.text.empty()) r.text = log::SerializeEvent(r.event);  // a packed member
-  return log::ClassifyResend(session_id_, texts, [&](int64_t seq) -> const std::string* {
+  return log::ClassifyResend(session_id_, batch, [&](int64_t seq) -> const std::string* {
     if (seq >= next) return nullptr;
     auto text = store_.EventText(key_, seq);
     if (!text.ok()) return nullptr;
@@ -122,8 +148,7 @@ Status SessionWriter::CheckBatch(std::span<const log::EventRecord> batch, std::v
   return Status::Ok();
 }
 
-Result<log::AppendOutcome> SessionWriter::AppendInTransaction(int64_t expected, std::span<const log::EventRecord> batch,
-                                                              const std::string* packed_row) {
+Result<log::AppendOutcome> SessionWriter::AppendInTransaction(int64_t expected, std::span<const log::EventRecord> batch) {
   const int64_t next = checker_.next_seq();
   RETURN_IF_ERROR(log::CheckBatchSeqs(session_id_, expected, next, batch));
   if (expected < next) return ClassifyResend(batch);
@@ -131,12 +156,37 @@ Result<log::AppendOutcome> SessionWriter::AppendInTransaction(int64_t expected, 
   std::vector<const log::Event*> normalized;
   checker_.Mark();
   Status st = CheckBatch(batch, upgraded, normalized);
-  for (size_t i = 0; st.ok() && i < batch.size(); ++i) {
-    const bool first = i == 0;
-    const std::string* row_text = packed_row != nullptr && first ? packed_row : nullptr;
-    const int64_t row_len = packed_row == nullptr ? 1 : (first ? static_cast<int64_t>(batch.size()) : 0);
-    st = Insert(batch[i], *normalized[i], row_text, row_len);
+  for (size_t i = 0; st.ok() && i < batch.size(); ++i) st = InsertEvent(batch[i], *normalized[i]);
+  if (!st.ok()) {
+    checker_.Rollback();
+    return st;
   }
+  return log::AppendOutcome::kAppended;
+}
+
+Result<log::AppendOutcome> SessionWriter::AppendPackedRowInTransaction(const PackedRow& row, const std::string& text) {
+  const int64_t next = checker_.next_seq();
+  if (row.seq0 < next) {
+    // A resend: compare member by member (the stored layout may differ).
+    auto parsed = json::Parse(text);
+    if (!parsed.ok()) return parsed.status();
+    return ClassifyResend(ExpandPackedRow(*parsed, row));
+  }
+  if (row.seq0 > next) {
+    return Status::InvalidArgument("append gap for session \"" + session_id_ + "\": the log ends before seq " +
+                                   std::to_string(next) + ", the row starts at seq " + std::to_string(row.seq0));
+  }
+  // Members are plain deltas: only their seqs matter to the checker.
+  checker_.Mark();
+  log::Event member;
+  member.type = "assistant/chunk";
+  Status st;
+  for (int64_t k = 0; st.ok() && k < row.count; ++k) {
+    member.seq = row.seq0 + k;
+    member.time = row.times[static_cast<size_t>(k)];
+    st = checker_.Check(member, [](int64_t) { return nullptr; });
+  }
+  if (st.ok()) st = InsertPackedRow(row, text);
   if (!st.ok()) {
     checker_.Rollback();
     return st;

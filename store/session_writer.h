@@ -11,6 +11,7 @@
 
 #include "engine/log/event_log.h"
 #include "engine/log/session_checker.h"
+#include "store/chunk_rows.h"
 #include "store/event_store.h"
 #include "store/writer_lock.h"
 
@@ -21,13 +22,12 @@ class SessionWriter {
   // Appends `batch` in its own transaction (BEGIN IMMEDIATE ... COMMIT).
   Result<log::AppendOutcome> Append(int64_t expected_next_seq, std::span<const log::EventRecord> batch);
 
-  // Bulk appends inside a transaction the caller holds (import): call
-  // AppendInTransaction per storage line, then PersistNextSeq() before
-  // committing. `packed_row`, when given, is the verbatim line the whole batch
-  // was decoded from (its members' texts may be empty). On any error the
+  // Bulk appends inside a transaction the caller holds (import): one call per
+  // storage line — events (one line each) or a packed chunk row with its
+  // verbatim text — then PersistNextSeq() before committing. On any error the
   // caller must roll back and drop this writer.
-  Result<log::AppendOutcome> AppendInTransaction(int64_t expected_next_seq, std::span<const log::EventRecord> batch,
-                                                 const std::string* packed_row = nullptr);
+  Result<log::AppendOutcome> AppendInTransaction(int64_t expected_next_seq, std::span<const log::EventRecord> batch);
+  Result<log::AppendOutcome> AppendPackedRowInTransaction(const PackedRow& row, const std::string& text);
   Status PersistNextSeq();
 
   // Appends the interrupted-turn closers if the last turn is open; returns
@@ -42,7 +42,9 @@ class SessionWriter {
   SessionWriter(EventStore& store, std::string session_id, int64_t key, WriterLock lock)
       : store_(store), session_id_(std::move(session_id)), key_(key), lock_(std::move(lock)), checker_(session_id_) {}
   Status LoadState();
-  Status Insert(const log::EventRecord& r, const log::Event& normalized, const std::string* row_text, int64_t row_len);
+  Status InsertEvent(const log::EventRecord& r, const log::Event& normalized);
+  Status InsertPackedRow(const PackedRow& row, const std::string& text);
+  Status PrepareInsert();
   Result<int64_t> StoredNextSeq();
   Result<log::AppendOutcome> ClassifyResend(std::span<const log::EventRecord> batch);
   Status CheckBatch(std::span<const log::EventRecord> batch, std::vector<log::Event>& upgraded,

@@ -26,9 +26,10 @@ ReadResult ReadAll(const std::string& path) {
     auto rec = (*reader)->Next();
     EXPECT_TRUE(rec.ok()) << rec.status().message();
     if (!rec.ok() || !*rec) break;
-    for (const auto& e : (*rec)->events) EXPECT_EQ(e.event.seq, r.events++);
+    EXPECT_EQ((*rec)->first_seq, r.events);
+    r.events += (*rec)->count;
     ++r.lines;
-    r.packed += (*rec)->packed ? 1 : 0;
+    r.packed += (*rec)->packed.has_value() ? 1 : 0;
   }
   r.torn = (*reader)->torn_tail();
   return r;

@@ -32,7 +32,7 @@ inline std::string Fingerprint(const std::string& db_path) {
   if (!db.ok()) return "unopenable: " + db.status().message();
   std::string out;
   for (const char* sql : {"SELECT session_id || '|' || header || '|' || next_seq FROM sessions ORDER BY id",
-                          "SELECT event_id || '|' || json || '|' || row_len FROM events ORDER BY event_id"}) {
+                          "SELECT event_id || '|' || json || '|' || count FROM events ORDER BY event_id"}) {
     auto st = Statement::Prepare(*db, sql);
     if (!st.ok()) return "no schema";
     while (true) {

@@ -1,0 +1,55 @@
+#include "store/fast_json_parser.h"
+
+#include <simdjson.h>
+
+#include "engine/json/parser.h"
+
+namespace retrace::store {
+namespace {
+
+using json::Value;
+
+// Recursion is bounded by simdjson's maximum depth (1024).
+Value Convert(simdjson::dom::element el) {
+  switch (el.type()) {
+    case simdjson::dom::element_type::OBJECT: {
+      Value v = Value::MakeObject();
+      const simdjson::dom::object obj(el);
+      v.as_object().reserve(obj.size());
+      for (auto field : obj) v.Set(std::string(field.key), Convert(field.value));
+      return v;
+    }
+    case simdjson::dom::element_type::ARRAY: {
+      Value::Array a;
+      const simdjson::dom::array arr(el);
+      a.reserve(arr.size());
+      for (simdjson::dom::element child : arr) a.push_back(Convert(child));
+      return Value(std::move(a));
+    }
+    case simdjson::dom::element_type::STRING: return Value(std::string_view(el.get_string().value_unsafe()));
+    case simdjson::dom::element_type::INT64: return Value(static_cast<double>(el.get_int64().value_unsafe()));
+    case simdjson::dom::element_type::UINT64: return Value(static_cast<double>(el.get_uint64().value_unsafe()));
+    case simdjson::dom::element_type::DOUBLE: return Value(el.get_double().value_unsafe());
+    case simdjson::dom::element_type::BOOL: return Value(el.get_bool().value_unsafe());
+    case simdjson::dom::element_type::NULL_VALUE: return Value();
+  }
+  return Value();
+}
+
+}  // namespace
+
+struct FastJsonParser::Impl {
+  simdjson::dom::parser parser;
+};
+
+FastJsonParser::FastJsonParser() : impl_(std::make_unique<Impl>()) {}
+FastJsonParser::~FastJsonParser() = default;
+
+Result<Value> FastJsonParser::Parse(std::string_view text) {
+  simdjson::dom::element doc;
+  // realloc_if_needed: the text is copied into a padded buffer when required.
+  if (impl_->parser.parse(text.data(), text.size(), true).get(doc) != simdjson::SUCCESS) return json::Parse(text);
+  return Convert(doc);
+}
+
+}  // namespace retrace::store

@@ -27,11 +27,11 @@ void RemoveDb(const std::string& db) {
 
 // The baseline: every line of the file into (seq, line), one transaction,
 // same journal mode and sync policy as the store.
-double PlainSqliteInsert(const std::string& file, const std::string& db_path) {
+double PlainSqliteInsert(const std::string& file, const std::string& db_path, int page_size) {
   RemoveDb(db_path);
   const double start = NowSeconds();
   auto db = store::Db::Open(db_path, store::Db::Mode::kReadWriteCreate);
-  if (!db.ok() || !db->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
+  if (!db.ok() || !db->Exec("PRAGMA page_size=" + std::to_string(page_size) + "; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
                             "CREATE TABLE lines(seq INTEGER PRIMARY KEY, line TEXT NOT NULL)").ok())
     return -1;
   auto source = store::LineSource::Open(file);
@@ -62,10 +62,10 @@ double RetraceImport(const std::string& file, const std::string& db_path) {
 
 void Row(const char* name, const Sample& s, int64_t events, uint64_t bytes) {
   if (!s.ok) {
-    std::printf("%-34s %10s\n", name, "failed/skipped");
+    std::printf("%-36s %10s\n", name, "failed/skipped");
     return;
   }
-  std::printf("%-34s %9.1f ms %12.0f ev/s %8.1f MB/s %8.1f MB peak\n", name, s.seconds * 1e3,
+  std::printf("%-36s %9.1f ms %12.0f ev/s %8.1f MB/s %8.1f MB peak\n", name, s.seconds * 1e3,
               static_cast<double>(events) / s.seconds, static_cast<double>(bytes) / 1048576.0 / s.seconds, s.peak_rss_mb);
 }
 
@@ -90,7 +90,10 @@ int Main(int argc, char** argv) {
   std::printf("log: %lld events, %lld tool calls, %.1f MB (%s)\n", static_cast<long long>(log.events),
               static_cast<long long>(log.tool_calls), static_cast<double>(log.bytes) / 1048576.0, file.c_str());
 
-  const Sample plain = Best(reps, [&] { return RunInChild([&] { return PlainSqliteInsert(file, dir + "/plain.db"); }); });
+  const Sample plain = Best(reps, [&] { return RunInChild([&] { return PlainSqliteInsert(file, dir + "/plain.db", 4096); }); });
+  const Sample plain_same = Best(reps, [&] {
+    return RunInChild([&] { return PlainSqliteInsert(file, dir + "/plain.db", store::kPageSize); });
+  });
   const Sample ours = Best(reps, [&] { return RunInChild([&] { return RetraceImport(file, dir + "/retrace.db"); }); });
   Sample theirs;
   if (!node.empty()) {
@@ -98,10 +101,12 @@ int Main(int argc, char** argv) {
       return RunCommand({node, RETRACE_SOURCE_DIR "/bench/upstream/inspect.mjs", upstream, file, "bench-session", "/home/dev/bench"});
     });
   }
-  Row("plain SQLite batched insert", plain, log.events, log.bytes);
+  Row("plain SQLite insert (4 KiB pages)", plain, log.events, log.bytes);
+  Row("plain SQLite insert (32 KiB pages)", plain_same, log.events, log.bytes);
   Row("retrace import", ours, log.events, log.bytes);
   Row("upstream JSONL inspect() (Node 22)", theirs, log.events, log.bytes);
-  if (plain.ok && ours.ok) std::printf("retrace / plain SQLite throughput: %.2f (target >= 0.80)\n", plain.seconds / ours.seconds);
+  if (plain.ok && ours.ok) std::printf("retrace / plain SQLite (default pages) throughput: %.2f (target >= 0.80)\n", plain.seconds / ours.seconds);
+  if (plain_same.ok && ours.ok) std::printf("retrace / plain SQLite (same pages) throughput: %.2f\n", plain_same.seconds / ours.seconds);
   if (theirs.ok && ours.ok) std::printf("retrace / upstream inspect throughput: %.2f (target >= 1.00)\n", theirs.seconds / ours.seconds);
   return 0;
 }

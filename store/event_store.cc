@@ -49,6 +49,8 @@ Status EventStore::Init(const StoreOptions& options, bool existed) {
                                       "; this retrace needs version " +
                                       std::to_string(state.pending.back().version) + ": run `retrace migrate`");
   }
+  // The page size can only be chosen before the first table is created.
+  if (state.fresh) RETURN_IF_ERROR(db_.Exec("PRAGMA page_size = " + std::to_string(kPageSize)));
   RETURN_IF_ERROR(db_.Exec("PRAGMA journal_mode = WAL"));
   RETURN_IF_ERROR(db_.Exec(options.durability == Durability::kFull ? "PRAGMA synchronous = FULL"
                                                                    : "PRAGMA synchronous = NORMAL"));

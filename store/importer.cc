@@ -1,5 +1,6 @@
 #include "store/importer.h"
 
+#include "store/prefetcher.h"
 #include "store/session_writer.h"
 
 namespace retrace::store {
@@ -38,21 +39,27 @@ Result<ImportReport> ImportJsonl(EventStore& store, const std::string& path, con
     if (options.progress)
       options.progress({reader->source().physical_read(), reader->source().physical_size(), report.events_in_file});
   };
-  while (true) {
-    ASSIGN_OR_RETURN(std::optional<StorageRecord> rec, reader->Next());
-    if (!rec) break;
-    const int64_t n = rec->count;
-    Result<log::AppendOutcome> outcome = log::AppendOutcome::kAppended;
-    if (rec->packed) {
-      outcome = writer->AppendPackedRowInTransaction(*rec->packed, rec->text);
-    } else {
-      const log::EventRecord event{std::move(rec->event), std::move(rec->text)};
-      outcome = writer->AppendInTransaction(event.event.seq, std::span(&event, 1));
+  {
+    // Two stages on two cores: read, parse and validate (Prepare) on a
+    // background thread; insert (Store) here. Errors keep their file:line.
+    Prefetcher<PreparedRow> rows([&]() -> Result<std::optional<PreparedRow>> {
+      ASSIGN_OR_RETURN(std::optional<StorageRecord> rec, reader->Next());
+      if (!rec) return std::optional<PreparedRow>();
+      const int64_t line = rec->line;
+      auto row = writer->Prepare(std::move(*rec));
+      if (!row.ok()) return row.status().WithContext(path + ":" + std::to_string(line));
+      row->line = line;
+      return std::optional<PreparedRow>(std::move(row).value());
+    });
+    while (true) {
+      ASSIGN_OR_RETURN(std::optional<PreparedRow> row, rows.Next());
+      if (!row) break;
+      auto outcome = writer->Store(*row);
+      if (!outcome.ok()) return outcome.status().WithContext(path + ":" + std::to_string(row->line));
+      if (*outcome == log::AppendOutcome::kAppended) report.events_added += row->count;
+      report.events_in_file += row->count;
+      if (++report.storage_lines % kProgressEvery == 0) progress();
     }
-    if (!outcome.ok()) return outcome.status().WithContext(path + ":" + std::to_string(rec->line));
-    if (*outcome == log::AppendOutcome::kAppended) report.events_added += n;
-    report.events_in_file += n;
-    if (++report.storage_lines % kProgressEvery == 0) progress();
   }
   report.torn_tail = reader->torn_tail();
   RETURN_IF_ERROR(writer->PersistNextSeq());

@@ -76,7 +76,7 @@ class ZstdLineSource final : public LineSource {
       ASSIGN_OR_RETURN(ZstdFrameSpan span, ScanZstdFrame(rest, offset_));
       const uint64_t at = offset_;
       offset_ += span.size;
-      physical_read_ = offset_;
+      physical_read_.store(offset_, std::memory_order_relaxed);
       if (span.kind == ZstdFrameSpan::Kind::kSkippable) continue;
       if (span.kind == ZstdFrameSpan::Kind::kTorn) {
         RETURN_IF_ERROR(RefuseIfFollowedByFrame(rest, at));

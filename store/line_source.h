@@ -4,6 +4,7 @@
 #ifndef RETRACE_STORE_LINE_SOURCE_H_
 #define RETRACE_STORE_LINE_SOURCE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -31,13 +32,14 @@ class LineSource {
 
   virtual bool compressed() const = 0;
   // Physical bytes consumed so far / in total, for progress reporting.
-  uint64_t physical_read() const { return physical_read_; }
+  // physical_read() may be called from another thread than the reading one.
+  uint64_t physical_read() const { return physical_read_.load(std::memory_order_relaxed); }
   uint64_t physical_size() const { return physical_size_; }
 
  protected:
   // Appends more logical text to `buf`; returns false at the end.
   virtual Result<bool> Refill(std::string& buf) = 0;
-  uint64_t physical_read_ = 0;
+  std::atomic<uint64_t> physical_read_{0};
   uint64_t physical_size_ = 0;
 
  private:

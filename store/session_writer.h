@@ -3,36 +3,57 @@
 // Holds the session's WriterLock (one writer per session across processes)
 // and the SessionChecker state of the stored log, so each append validates
 // only the new events. Appends follow the EventLog contract (event_log.h).
+//
+// Internally an append is two stages, which a bulk import runs on two
+// threads: Prepare() validates a storage line against the checker (no
+// database access) and yields a PreparedRow; Store() writes it (database
+// only). Each stage touches disjoint state.
 #ifndef RETRACE_STORE_SESSION_WRITER_H_
 #define RETRACE_STORE_SESSION_WRITER_H_
 
+#include <optional>
 #include <span>
 #include <string>
 
 #include "engine/log/event_log.h"
 #include "engine/log/session_checker.h"
-#include "store/chunk_rows.h"
+#include "store/event_columns.h"
 #include "store/event_store.h"
+#include "store/jsonl_reader.h"
 #include "store/writer_lock.h"
 
 namespace retrace::store {
 
+// A validated storage line, ready for the events table.
+struct PreparedRow {
+  int64_t seq = 0;
+  int64_t count = 1;
+  int64_t time = 0;
+  std::string type;
+  EventColumns columns;
+  std::string packed;  // row tag of a packed chunk row, else empty
+  std::string text;    // the verbatim storage line
+  // The line's seqs are already stored: Store() compares instead of inserting.
+  bool resend = false;
+  int64_t line = 0;  // where it was read from (import), for error messages
+};
+
 class SessionWriter {
  public:
-  // Appends `batch` in its own transaction (BEGIN IMMEDIATE ... COMMIT).
+  // Appends `batch` (one storage line per event) in its own transaction.
   Result<log::AppendOutcome> Append(int64_t expected_next_seq, std::span<const log::EventRecord> batch);
-
-  // Bulk appends inside a transaction the caller holds (import): one call per
-  // storage line — events (one line each) or a packed chunk row with its
-  // verbatim text — then PersistNextSeq() before committing. On any error the
-  // caller must roll back and drop this writer.
-  Result<log::AppendOutcome> AppendInTransaction(int64_t expected_next_seq, std::span<const log::EventRecord> batch);
-  Result<log::AppendOutcome> AppendPackedRowInTransaction(const PackedRow& row, const std::string& text);
-  Status PersistNextSeq();
 
   // Appends the interrupted-turn closers if the last turn is open; returns
   // how many events were appended (0 for a balanced log). One transaction.
   Result<int64_t> RepairOpenTurn();
+
+  // Bulk import stages, inside a transaction the caller holds. Prepare()
+  // consumes a record read from a dsh log; Store() writes it; after the last
+  // one, PersistNextSeq() and commit. On any error the caller must roll back
+  // and drop this writer.
+  Result<PreparedRow> Prepare(StorageRecord record);
+  Result<log::AppendOutcome> Store(const PreparedRow& row);
+  Status PersistNextSeq();
 
   int64_t next_seq() const { return checker_.next_seq(); }
   const std::string& session_id() const { return session_id_; }
@@ -42,20 +63,21 @@ class SessionWriter {
   SessionWriter(EventStore& store, std::string session_id, int64_t key, WriterLock lock)
       : store_(store), session_id_(std::move(session_id)), key_(key), lock_(std::move(lock)), checker_(session_id_) {}
   Status LoadState();
-  Status InsertEvent(const log::EventRecord& r, const log::Event& normalized);
-  Status InsertPackedRow(const PackedRow& row, const std::string& text);
-  Status PrepareInsert();
+  // Validates one event on the checker; legacy shapes are upgraded for
+  // validation while the stored text stays verbatim.
+  Result<PreparedRow> PrepareEvent(const log::Event& event, std::string text);
+  Result<PreparedRow> PreparePackedRow(const PackedRow& row, std::string text);
+  // Returns the event as validated: `event`, or its upgrade stored in `upgraded`.
+  Result<const log::Event*> CheckLegacyAware(const log::Event& event, log::Event& upgraded);
+  Result<log::AppendOutcome> CompareResend(const PreparedRow& row);
   Result<int64_t> StoredNextSeq();
-  Result<log::AppendOutcome> ClassifyResend(std::span<const log::EventRecord> batch);
-  Status CheckBatch(std::span<const log::EventRecord> batch, std::vector<log::Event>& upgraded,
-                    std::vector<const log::Event*>& normalized);
 
   EventStore& store_;
   std::string session_id_;
   int64_t key_;
   WriterLock lock_;
-  log::SessionChecker checker_;
-  std::optional<Statement> insert_;
+  log::SessionChecker checker_;   // Prepare() stage
+  std::optional<Statement> insert_;  // Store() stage
   std::optional<Statement> bump_;
 };
 

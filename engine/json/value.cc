@@ -55,7 +55,25 @@ uint32_t ArrayIndexOf(std::string_view key) {
 
 }  // namespace
 
-Value::~Value() { TearDown(*this); }
+// Destruction recurses normally for shallow values (the common case, and the
+// cheapest); past kMaxRecursion nested levels the rest is torn down
+// iteratively, so arbitrarily deep values never overflow the stack.
+constexpr int kMaxRecursion = 128;
+thread_local int destroy_depth = 0;
+
+Value::~Value() {
+  if (destroy_depth >= kMaxRecursion) {
+    TearDown(*this);
+    return;
+  }
+  ++destroy_depth;
+  if (is_array()) {
+    as_array().clear();
+  } else if (is_object()) {
+    as_object().clear();
+  }
+  --destroy_depth;
+}
 
 Value& Value::operator=(Value&& other) noexcept {
   if (this != &other) {

@@ -99,10 +99,14 @@ Status CheckEnvelopeRules(const Event& e) {
   }
   if (eligible && !e.surface_op) return Status::Corruption(where + " requires a surfaceOp marker");
   if (!e.source_event_seqs) return Status::Ok();
-  std::unordered_set<int64_t> seen;
-  for (int64_t n : *e.source_event_seqs) {
+  const std::vector<int64_t>& seqs = *e.source_event_seqs;
+  for (int64_t n : seqs)
     if (n >= e.seq) return Invalid(e.seq, "sourceEventSeqs cites seq " + std::to_string(n) + ", not an earlier one");
-    if (!seen.insert(n).second) return Invalid(e.seq, "sourceEventSeqs repeats seq " + std::to_string(n));
+  // Writers cite in ascending order; only an unsorted list needs a set to find repeats.
+  if (!std::is_sorted(seqs.begin(), seqs.end()) || std::adjacent_find(seqs.begin(), seqs.end()) != seqs.end()) {
+    std::unordered_set<int64_t> seen;
+    for (int64_t n : seqs)
+      if (!seen.insert(n).second) return Invalid(e.seq, "sourceEventSeqs repeats seq " + std::to_string(n));
   }
   if (e.source_event_seqs->empty() && e.type != "assistant/message")
     return Invalid(e.seq, "sourceEventSeqs must not be empty");

@@ -30,12 +30,8 @@ Result<AppendOutcome> InMemoryEventLog::Append(std::string_view session_id, int6
     });
   }
   s->checker.Mark();  // commit only if the whole batch passes
-  auto lookup = [&](int64_t seq) -> const Event* {
-    if (seq < next) return &s->events[seq].event;
-    return seq - next < static_cast<int64_t>(batch.size()) ? &batch[seq - next].event : nullptr;
-  };
   for (const EventRecord& r : batch) {
-    Status st = s->checker.Check(r.event, lookup);
+    Status st = s->checker.Check(r.event);
     if (!st.ok()) {
       s->checker.Rollback();
       return st;

@@ -27,13 +27,9 @@ Value Take(Value& obj, std::string_view key) {
   return Value();
 }
 
-std::string MintedId(std::string_view session_id, const Event& e, const EventLookup& lookup) {
+std::string MintedId(std::string_view session_id, const Event& e, const MessageIdLookup& replaced_id) {
   if (e.type == "tool/result" && e.surface_op && e.surface_op->kind == SurfaceOp::Kind::kReplace) {
-    if (const Event* target = lookup(e.surface_op->start)) {
-      const Value* m = MessageOf(*target);
-      const Value* id = m != nullptr ? m->Find("id") : nullptr;
-      if (id != nullptr && id->is_string()) return id->as_string();
-    }
+    if (const std::string* id = replaced_id(e.surface_op->start)) return *id;
   }
   return "legacy-message:" + std::string(session_id) + ":" + std::to_string(e.seq);
 }
@@ -64,7 +60,7 @@ Result<bool> UpgradeTurnEnd(Event& e) {
   return true;
 }
 
-bool UpgradeSteering(Event& e, std::string_view session_id, const EventLookup& lookup) {
+bool UpgradeSteering(Event& e, std::string_view session_id, const MessageIdLookup& lookup) {
   e.type = "user/message";
   if (!e.surface_op) e.surface_op = SurfaceOp{};
   if (Value* message = e.data.Find("message")) {
@@ -78,7 +74,7 @@ bool UpgradeSteering(Event& e, std::string_view session_id, const EventLookup& l
   return true;
 }
 
-bool UpgradePreIdentity(Event& e, std::string_view session_id, const EventLookup& lookup) {
+bool UpgradePreIdentity(Event& e, std::string_view session_id, const MessageIdLookup& lookup) {
   if (!e.data.is_object()) return false;
   if (e.type == "user/message" && e.data.Find("id") == nullptr && e.data.Find("content") != nullptr) {
     e.data.Set("id", MintedId(session_id, e, lookup));
@@ -133,7 +129,7 @@ bool IsLegacyShape(const Event& e) {
   return false;
 }
 
-Result<bool> ImportLegacy(Event& e, std::string_view session_id, const EventLookup& lookup) {
+Result<bool> ImportLegacy(Event& e, std::string_view session_id, const MessageIdLookup& lookup) {
   const std::string at = " (seq " + std::to_string(e.seq) + ")";
   if (e.type == "request/header-delta" || e.type == "mode/set")
     return Status::Corruption("legacy event type \"" + e.type + "\"" + at + " is no longer supported");

@@ -5,6 +5,8 @@
 #ifndef RETRACE_ENGINE_LOG_LEGACY_IMPORT_H_
 #define RETRACE_ENGINE_LOG_LEGACY_IMPORT_H_
 
+#include <functional>
+#include <string>
 #include <string_view>
 
 #include "engine/base/status.h"
@@ -17,10 +19,14 @@ namespace retrace::log {
 // ImportLegacy would change or refuse it. Cheap; never copies.
 bool IsLegacyShape(const Event& event);
 
+// The message id of the current tool/result node at a seq (a replacing
+// pre-identity tool/result inherits it), or nullptr.
+using MessageIdLookup = std::function<const std::string*(int64_t seq)>;
+
 // Upgrades `event` in place when it has a legacy shape; returns whether it
 // changed. Refuses `request/header-delta`, `mode/set`, `request/header` with
 // reason 'fallback' and malformed pre-react-loop turn events.
-Result<bool> ImportLegacy(Event& event, std::string_view session_id, const EventLookup& lookup);
+Result<bool> ImportLegacy(Event& event, std::string_view session_id, const MessageIdLookup& replaced_id);
 
 }  // namespace retrace::log
 

@@ -12,7 +12,7 @@ std::string UnknownEventTypeMessage(std::string_view id, std::string_view type, 
          "likely written by a newer harness";
 }
 
-Status SessionChecker::Check(const Event& e, const EventLookup& lookup) {
+Status SessionChecker::Check(const Event& e) {
   if (e.seq != next_seq_) {
     return Status::Corruption("event at index " + std::to_string(next_seq_) + " has seq " + std::to_string(e.seq) +
                               " (expected " + std::to_string(next_seq_) + "); a log must be contiguous from 0");
@@ -21,7 +21,7 @@ Status SessionChecker::Check(const Event& e, const EventLookup& lookup) {
     return Status::Corruption(UnknownEventTypeMessage(session_id_, e.type, e.seq));
   RETURN_IF_ERROR(CheckEnvelopeRules(e));
   RETURN_IF_ERROR(CheckMessageShape(e));
-  RETURN_IF_ERROR(fold_.Apply(e, lookup));
+  RETURN_IF_ERROR(fold_.Apply(e));
   ++next_seq_;
   return Status::Ok();
 }

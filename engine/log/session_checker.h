@@ -19,9 +19,8 @@ class SessionChecker {
   explicit SessionChecker(std::string session_id) : session_id_(std::move(session_id)) {}
 
   // Accepts `event` as the next one or explains why not. On failure the
-  // checker's state is unchanged. `lookup` resolves earlier events (needed
-  // only for tool/result replacements).
-  Status Check(const Event& event, const EventLookup& lookup);
+  // checker's state is unchanged.
+  Status Check(const Event& event);
 
   // Savepoint over a batch: Rollback() undoes every Check() since Mark().
   void Mark() {

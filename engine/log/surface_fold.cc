@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/json/value.h"
+#include "engine/json/writer.h"
 
 namespace retrace::log {
 namespace {
@@ -26,12 +27,49 @@ Value WithoutResultContent(const Value& data) {
   return copy;
 }
 
+// Two independent 64-bit hashes of the content-stripped data's JSON text.
+void Fingerprint(const Value& data, uint64_t out[2]) {
+  const std::string text = json::Serialize(WithoutResultContent(data));
+  out[0] = std::hash<std::string>{}(text);
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
+  out[1] = h;
+}
+
+std::string MessageIdOf(const Value& data) {
+  const Value* m = data.Find("message");
+  const Value* id = m != nullptr ? m->Find("id") : nullptr;
+  return id != nullptr && id->is_string() ? id->as_string() : std::string();
+}
+
 }  // namespace
 
-Status SurfaceFold::Apply(const Event& e, const EventLookup& lookup) {
+const std::string* SurfaceFold::ToolResultMessageId(int64_t seq) const {
+  auto it = tool_results_.find(seq);
+  return it == tool_results_.end() ? nullptr : &it->second.message_id;
+}
+
+void SurfaceFold::SetToolResult(int64_t seq, std::optional<ToolResultNode> node) {
+  auto it = tool_results_.find(seq);
+  mark_tool_results_.emplace_back(seq, it == tool_results_.end() ? std::nullopt : std::optional(it->second));
+  if (node) {
+    tool_results_[seq] = std::move(*node);
+  } else if (it != tool_results_.end()) {
+    tool_results_.erase(it);
+  }
+}
+
+Status SurfaceFold::Apply(const Event& e) {
   if (!e.surface_op) return Status::Ok();
+  std::optional<ToolResultNode> result_node;
+  if (e.type == "tool/result") {
+    result_node.emplace();
+    Fingerprint(e.data, result_node->fingerprint);
+    result_node->message_id = MessageIdOf(e.data);
+  }
   if (e.surface_op->kind == SurfaceOp::Kind::kAppend) {
     nodes_.push_back(e.seq);
+    if (result_node) SetToolResult(e.seq, std::move(result_node));
     return Status::Ok();
   }
   const std::string where = "surface replace at seq " + std::to_string(e.seq);
@@ -47,11 +85,11 @@ Status SurfaceFold::Apply(const Event& e, const EventLookup& lookup) {
     if (std::find(sources.begin(), sources.end(), s) == sources.end())
       return Status::Corruption(where + ": sourceEventSeqs must cite shadowed seq " + std::to_string(s));
   }
-  if (e.type == "tool/result") {
-    const Event* old = shadowed.size() == 1 ? lookup(shadowed[0]) : nullptr;
-    if (old == nullptr || old->type != "tool/result")
+  if (result_node) {
+    auto old = shadowed.size() == 1 ? tool_results_.find(shadowed[0]) : tool_results_.end();
+    if (old == tool_results_.end())
       return Status::Corruption(where + ": a tool/result may replace exactly one tool/result");
-    if (!(WithoutResultContent(old->data) == WithoutResultContent(e.data)))
+    if (old->second.fingerprint[0] != result_node->fingerprint[0] || old->second.fingerprint[1] != result_node->fingerprint[1])
       return Status::Corruption(where + ": a tool/result replacement may change only message.content[0].content");
   }
   // Copy-on-write for Rollback(): until the first replace after Mark() only
@@ -59,8 +97,11 @@ Status SurfaceFold::Apply(const Event& e, const EventLookup& lookup) {
   if (!mark_nodes_) mark_nodes_.emplace(nodes_.begin(), nodes_.begin() + static_cast<std::ptrdiff_t>(mark_size_));
   const auto pos = nodes_.erase(i, j + 1);
   nodes_.insert(pos, e.seq);
-  for (int64_t s : shadowed)
+  for (int64_t s : shadowed) {
     if (shadowed_.insert(s).second) mark_shadowed_.push_back(s);
+    if (tool_results_.count(s) != 0) SetToolResult(s, std::nullopt);
+  }
+  if (result_node) SetToolResult(e.seq, std::move(result_node));
   ++generation_;
   return Status::Ok();
 }
@@ -70,6 +111,7 @@ void SurfaceFold::Mark() {
   mark_generation_ = generation_;
   mark_nodes_.reset();
   mark_shadowed_.clear();
+  mark_tool_results_.clear();
 }
 
 void SurfaceFold::Rollback() {
@@ -79,6 +121,13 @@ void SurfaceFold::Rollback() {
     nodes_.resize(mark_size_);
   }
   for (int64_t s : mark_shadowed_) shadowed_.erase(s);
+  for (auto it = mark_tool_results_.rbegin(); it != mark_tool_results_.rend(); ++it) {
+    if (it->second) {
+      tool_results_[it->first] = std::move(*it->second);
+    } else {
+      tool_results_.erase(it->first);
+    }
+  }
   generation_ = mark_generation_;
   Mark();
 }

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -18,9 +20,6 @@
 
 namespace retrace::log {
 
-// Looks up an earlier event of the same log by seq (nullptr if unknown).
-using EventLookup = std::function<const Event*(int64_t seq)>;
-
 enum class SurfaceClass { kCurrent, kShadowed, kLogOnly };
 
 class SurfaceFold {
@@ -28,9 +27,13 @@ class SurfaceFold {
   // Applies one event (REQUIRES: envelope rules hold; events in seq order).
   // Refuses a replace whose range is not on the current surface, whose
   // sources miss a shadowed seq, or a tool/result replace that is not a
-  // content-only rewrite of exactly one tool/result. `lookup` is used only for
-  // that last check.
-  Status Apply(const Event& event, const EventLookup& lookup);
+  // content-only rewrite of exactly one tool/result. For that last check the
+  // fold keeps a fingerprint of each current tool/result's data without its
+  // content (never the events themselves: memory stays small).
+  Status Apply(const Event& event);
+
+  // The message id of a current tool/result node, or nullptr.
+  const std::string* ToolResultMessageId(int64_t seq) const;
 
   // Savepoint: Rollback() restores the state of the last Mark(). Cheap: an
   // append is undone by truncation; the nodes are copied only if a replace
@@ -43,14 +46,23 @@ class SurfaceFold {
   SurfaceClass Classify(int64_t seq) const;
 
  private:
+  struct ToolResultNode {
+    uint64_t fingerprint[2];  // of data without message.content[0].content
+    std::string message_id;
+  };
+  // Sets (or with nullopt removes) a tool/result node, journaling the prior value for Rollback().
+  void SetToolResult(int64_t seq, std::optional<ToolResultNode> node);
+
   std::vector<int64_t> nodes_;
   std::unordered_set<int64_t> shadowed_;
+  std::unordered_map<int64_t, ToolResultNode> tool_results_;  // current tool/result nodes
   int64_t generation_ = 0;
   // Savepoint state.
   size_t mark_size_ = 0;
   int64_t mark_generation_ = 0;
   std::optional<std::vector<int64_t>> mark_nodes_;
   std::vector<int64_t> mark_shadowed_;
+  std::vector<std::pair<int64_t, std::optional<ToolResultNode>>> mark_tool_results_;  // prior values
 };
 
 }  // namespace retrace::log

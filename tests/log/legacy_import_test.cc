@@ -11,7 +11,7 @@ namespace {
 std::string Upgrade(const std::string& line, bool expect_change = true) {
   Event e = testing::Ev(line);
   EXPECT_EQ(IsLegacyShape(e), expect_change) << line;
-  auto changed = ImportLegacy(e, "sid", [](int64_t) { return nullptr; });
+  auto changed = ImportLegacy(e, "sid", [](int64_t) -> const std::string* { return nullptr; });
   EXPECT_TRUE(changed.ok()) << changed.status().message();
   if (changed.ok()) {
     EXPECT_EQ(*changed, expect_change) << line;
@@ -22,7 +22,7 @@ std::string Upgrade(const std::string& line, bool expect_change = true) {
 std::string Refusal(const std::string& line) {
   Event e = testing::Ev(line);
   EXPECT_TRUE(IsLegacyShape(e)) << line;
-  auto changed = ImportLegacy(e, "sid", [](int64_t) { return nullptr; });
+  auto changed = ImportLegacy(e, "sid", [](int64_t) -> const std::string* { return nullptr; });
   EXPECT_FALSE(changed.ok()) << line;
   return changed.ok() ? "" : changed.status().message();
 }
@@ -70,7 +70,7 @@ TEST(LegacyImportTest, CurrentFixtureEventsAreUnchanged) {
   for (const auto& name : retrace::testing::RawFixtures()) {
     for (Event e : testing::PlainFixtureEvents(name)) {
       EXPECT_FALSE(IsLegacyShape(e)) << name << " seq " << e.seq;
-      auto changed = ImportLegacy(e, "sid", [](int64_t) { return nullptr; });
+      auto changed = ImportLegacy(e, "sid", [](int64_t) -> const std::string* { return nullptr; });
       ASSERT_TRUE(changed.ok()) << name;
       EXPECT_FALSE(*changed) << name << " seq " << e.seq;
     }

@@ -23,15 +23,7 @@ std::string Result(int seq, const std::string& text, const std::string& surface,
 
 class SurfaceFoldTest : public ::testing::Test {
  protected:
-  Status Apply(const std::string& line) {
-    events_.push_back(Ev(line));
-    return fold_.Apply(events_.back(), [&](int64_t s) -> const Event* {
-      for (const auto& e : events_)
-        if (e.seq == s) return &e;
-      return nullptr;
-    });
-  }
-  std::vector<Event> events_;
+  Status Apply(const std::string& line) { return fold_.Apply(Ev(line)); }
   SurfaceFold fold_;
 };
 
@@ -88,9 +80,6 @@ TEST_F(SurfaceFoldTest, ReplacementMustCiteEveryShadowedSeq) {
 }
 
 TEST_F(SurfaceFoldTest, ToolResultReplaceMayChangeOnlyContent) {
-  ASSERT_TRUE(Apply(Result(0, "long output", "\"append\"", "[]")).ok() || true);
-  events_.clear();
-  fold_ = SurfaceFold();
   ASSERT_TRUE(Apply(User(0, "\"append\"")).ok());
   ASSERT_TRUE(Apply(Result(1, "long output", "\"append\"", "[0]")).ok());
   EXPECT_TRUE(Apply(Result(2, "[pruned]", R"({"op":"replace","start":1,"end":1})", "[1]")).ok());
@@ -99,6 +88,21 @@ TEST_F(SurfaceFoldTest, ToolResultReplaceMayChangeOnlyContent) {
   changed.replace(changed.find("\"id\":\"r\""), 8, "\"id\":\"q\"");
   Status st = Apply(changed);
   EXPECT_NE(st.message().find("may change only message.content[0].content"), std::string::npos) << st.message();
+  // A replacement must shadow exactly one tool/result.
+  EXPECT_NE(Apply(Result(4, "x", R"({"op":"replace","start":0,"end":0})", "[0]")).message().find("exactly one tool/result"),
+            std::string::npos);
+}
+
+TEST_F(SurfaceFoldTest, RollbackRestoresToolResultFingerprints) {
+  ASSERT_TRUE(Apply(User(0, "\"append\"")).ok());
+  ASSERT_TRUE(Apply(Result(1, "long output", "\"append\"", "[0]")).ok());
+  fold_.Mark();
+  ASSERT_TRUE(Apply(Result(2, "[pruned]", R"({"op":"replace","start":1,"end":1})", "[1]")).ok());
+  EXPECT_EQ(fold_.ToolResultMessageId(1), nullptr);
+  fold_.Rollback();
+  ASSERT_NE(fold_.ToolResultMessageId(1), nullptr);
+  EXPECT_EQ(*fold_.ToolResultMessageId(1), "r");
+  EXPECT_TRUE(Apply(Result(2, "[pruned again]", R"({"op":"replace","start":1,"end":1})", "[1]")).ok());
 }
 
 }  // namespace

@@ -9,7 +9,6 @@ CREATE TABLE sessions (
   created_at      INTEGER NOT NULL,           -- header createdAt (Unix ms)
   cwd             TEXT,
   parent_session  TEXT,
-  next_seq        INTEGER NOT NULL DEFAULT 0, -- number of stored events
   source          TEXT                        -- file it was imported from, if any
 ) STRICT;
 
@@ -35,10 +34,11 @@ CREATE TABLE events (
   CHECK (count >= 1 AND (packed IS NOT NULL OR count = 1))
 ) STRICT;
 
--- Stream deltas are read by session range, never by type; leaving them out
--- keeps the index and appends small.
-CREATE INDEX events_by_type ON events(type, time) WHERE type <> 'assistant/chunk';
-CREATE INDEX events_by_surface ON events(session, surface) WHERE surface IS NOT NULL;
+-- Secondary indexes cost a page write per commit for each leaf they touch,
+-- so both are append-friendly: events_by_time grows at its right edge (event
+-- times rise with seq) and covers every extracted column for time-ranged
+-- audits; events_by_call pairs a call with its result (two rows per call).
+-- Stream deltas are read by session range, never by time or kind: left out.
+-- Per-session filters (type, surface) scan the clustered (session, seq) key.
+CREATE INDEX events_by_time ON events(time, type, tool_name, is_error, surface) WHERE type <> 'assistant/chunk';
 CREATE INDEX events_by_call ON events(call_id) WHERE call_id IS NOT NULL;
-CREATE INDEX events_by_tool ON events(tool_name) WHERE tool_name IS NOT NULL;
-CREATE INDEX events_failed ON events(session, seq) WHERE is_error = 1;

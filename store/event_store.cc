@@ -22,10 +22,14 @@ bool FileHasBytes(const std::string& path) {
 Status NoSession(std::string_view id) { return Status::NotFound("no session \"" + std::string(id) + "\" in the store"); }
 
 constexpr std::string_view kSummarySelect =
-    "SELECT s.session_id, s.created_at, s.cwd, s.parent_session, s.next_seq, s.source,"
+    "SELECT s.session_id, s.created_at, s.cwd, s.parent_session,"
+    " (SELECT e.seq + e.count FROM events e WHERE e.event_id BETWEEN (s.id << 32) AND (s.id << 32) + 4294967295"
+    "   ORDER BY e.event_id DESC LIMIT 1), s.source,"
+    // Counted over the session's clustered key range.
     " (SELECT count(*) FROM events e WHERE e.event_id BETWEEN (s.id << 32) AND (s.id << 32) + 4294967295"
     "   AND e.type = 'turn/start'),"
-    " (SELECT count(*) FROM events e WHERE e.type = 'tool/call' AND e.session = s.id)"
+    " (SELECT count(*) FROM events e WHERE e.event_id BETWEEN (s.id << 32) AND (s.id << 32) + 4294967295"
+    "   AND e.type = 'tool/call')"
     " FROM sessions s";
 
 }  // namespace
@@ -61,8 +65,8 @@ Status EventStore::Init(const StoreOptions& options, bool existed) {
 Status EventStore::CreateSession(const log::SessionHeader& h, const std::string& header_text,
                                  const std::optional<std::string>& source) {
   ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_,
-      "INSERT INTO sessions(session_id, header, created_at, cwd, parent_session, next_seq, source)"
-      " VALUES(?,?,?,?,?,0,?)"));
+      "INSERT INTO sessions(session_id, header, created_at, cwd, parent_session, source)"
+      " VALUES(?,?,?,?,?,?)"));
   st.Bind(1, h.id).Bind(2, header_text).Bind(3, h.created_at).Bind(4, h.cwd).Bind(5, h.parent_session).Bind(6, source);
   Status run = st.Run();
   if (run.code() == Status::Code::kConflict)
@@ -76,6 +80,14 @@ Result<int64_t> EventStore::SessionKey(std::string_view session_id) {
   ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return NoSession(session_id);
   return st.Int(0);
+}
+
+Result<int64_t> EventStore::NextSeq(int64_t key) {
+  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_,
+      "SELECT seq + count FROM events WHERE event_id BETWEEN ? AND ? ORDER BY event_id DESC LIMIT 1"));
+  st.Bind(1, EventId(key, 0)).Bind(2, EventId(key, (int64_t{1} << kSeqBits) - 1));
+  ASSIGN_OR_RETURN(bool row, st.Step());
+  return row ? st.Int(0) : int64_t{0};
 }
 
 Result<std::string> EventStore::HeaderText(std::string_view session_id) {

@@ -110,6 +110,8 @@ class EventStore {
 
   // Local key of a session, NotFound if absent.
   Result<int64_t> SessionKey(std::string_view session_id);
+  // Number of stored events of a session: its next seq (derived from its last row).
+  Result<int64_t> NextSeq(int64_t session_key);
   Result<std::string> HeaderText(std::string_view session_id);
   Result<std::vector<SessionSummary>> ListSessions();
   Result<SessionSummary> Describe(std::string_view session_id);

@@ -62,7 +62,6 @@ Result<ImportReport> ImportJsonl(EventStore& store, const std::string& path, con
     }
   }
   report.torn_tail = reader->torn_tail();
-  RETURN_IF_ERROR(writer->PersistNextSeq());
   RETURN_IF_ERROR(tx.Commit());
   progress();
   return report;

@@ -48,22 +48,13 @@ Status SessionWriter::LoadState() {
   return Status::Ok();
 }
 
-Result<int64_t> SessionWriter::StoredNextSeq() {
-  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(store_.db(), "SELECT next_seq FROM sessions WHERE id = ?"));
-  st.Bind(1, key_);
-  ASSIGN_OR_RETURN(bool row, st.Step());
-  if (!row) return Status::NotFound("session \"" + session_id_ + "\" disappeared");
-  return st.Int(0);
-}
-
 // --- Prepare stage: checker only ------------------------------------------
 
-Result<PreparedRow> SessionWriter::PrepareEvent(const log::Event& e, std::string text) {
+Result<PreparedRow> SessionWriter::PrepareEvent(const log::Event& e) {
   PreparedRow row;
   row.seq = e.seq;
   row.time = e.time;
   row.type = e.type;
-  row.text = std::move(text);
   const int64_t next = checker_.next_seq();
   if (e.seq < next) {
     row.resend = true;
@@ -109,18 +100,20 @@ Result<PreparedRow> SessionWriter::PreparePackedRow(const PackedRow& p, std::str
 
 Result<PreparedRow> SessionWriter::Prepare(StorageRecord rec) {
   if (rec.packed) return PreparePackedRow(*rec.packed, std::move(rec.text));
-  return PrepareEvent(rec.event, std::move(rec.text));
+  ASSIGN_OR_RETURN(PreparedRow row, PrepareEvent(rec.event));
+  row.text = std::move(rec.text);
+  return row;
 }
 
 // --- Store stage: database only --------------------------------------------
 
-Result<log::AppendOutcome> SessionWriter::CompareResend(const PreparedRow& row) {
+Result<log::AppendOutcome> SessionWriter::CompareResend(const PreparedRow& row, std::string_view text) {
   // Compare event by event: the stored layout (packed or not) may differ.
   std::vector<log::EventRecord> events;
   if (row.packed.empty()) {
-    events.push_back({log::Event{row.type, row.seq, row.time, {}, {}, {}, false}, row.text});
+    events.push_back({log::Event{row.type, row.seq, row.time, {}, {}, {}, false}, std::string(text)});
   } else {
-    auto parsed = json::Parse(row.text);
+    auto parsed = json::Parse(text);
     if (!parsed.ok()) return parsed.status();
     ASSIGN_OR_RETURN(events, DecodeChunkRow(*parsed));
   }
@@ -133,8 +126,8 @@ Result<log::AppendOutcome> SessionWriter::CompareResend(const PreparedRow& row) 
   });
 }
 
-Result<log::AppendOutcome> SessionWriter::Store(const PreparedRow& row) {
-  if (row.resend) return CompareResend(row);
+Result<log::AppendOutcome> SessionWriter::Store(const PreparedRow& row, std::string_view text) {
+  if (row.resend) return CompareResend(row, text);
   if (!insert_) {
     ASSIGN_OR_RETURN(insert_, Statement::Prepare(store_.db(),
         "INSERT INTO events(event_id, session, seq, count, type, time, turn, step, call_id, tool_name, is_error,"
@@ -146,16 +139,9 @@ Result<log::AppendOutcome> SessionWriter::Store(const PreparedRow& row) {
   st.Bind(6, row.time).Bind(7, c.turn).Bind(8, c.step).Bind(9, c.call_id).Bind(10, c.tool_name);
   st.Bind(11, c.is_error).Bind(12, c.surface);
   if (row.packed.empty()) st.BindNull(13); else st.Bind(13, row.packed, true);
-  st.Bind(14, row.text, true);
+  st.Bind(14, text, true);
   RETURN_IF_ERROR(st.Run());
   return log::AppendOutcome::kAppended;
-}
-
-Status SessionWriter::PersistNextSeq() {
-  if (!bump_) {
-    ASSIGN_OR_RETURN(bump_, Statement::Prepare(store_.db(), "UPDATE sessions SET next_seq = ? WHERE id = ?"));
-  }
-  return bump_->Bind(1, checker_.next_seq()).Bind(2, key_).Run();
 }
 
 // --- Single-threaded appends ------------------------------------------------
@@ -163,7 +149,7 @@ Status SessionWriter::PersistNextSeq() {
 Result<log::AppendOutcome> SessionWriter::Append(int64_t expected, std::span<const log::EventRecord> batch) {
   ASSIGN_OR_RETURN(Transaction tx, Transaction::Begin(store_.db()));
   // The writer lock excludes other writers; this guards against edits behind its back.
-  ASSIGN_OR_RETURN(int64_t stored, StoredNextSeq());
+  ASSIGN_OR_RETURN(int64_t stored, store_.NextSeq(key_));
   if (stored != checker_.next_seq()) {
     return Status::Conflict("session \"" + session_id_ + "\" changed underneath its writer (stored next seq " +
                             std::to_string(stored) + ", writer expected " + std::to_string(checker_.next_seq()) + ")");
@@ -181,11 +167,10 @@ Result<log::AppendOutcome> SessionWriter::Append(int64_t expected, std::span<con
   checker_.Mark();
   Status st;
   for (const log::EventRecord& r : batch) {
-    auto row = PrepareEvent(r.event, r.text);
-    st = row.ok() ? Store(*row).status() : row.status();
+    auto row = PrepareEvent(r.event);
+    st = row.ok() ? Store(*row, r.text).status() : row.status();
     if (!st.ok()) break;
   }
-  if (st.ok()) st = PersistNextSeq();
   if (st.ok()) st = tx.Commit();
   if (!st.ok()) {
     checker_.Rollback();  // the transaction rolls back; so does our view of it

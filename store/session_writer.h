@@ -32,7 +32,7 @@ struct PreparedRow {
   std::string type;
   EventColumns columns;
   std::string packed;  // row tag of a packed chunk row, else empty
-  std::string text;    // the verbatim storage line
+  std::string text;    // the verbatim storage line (import; appends pass theirs to Store)
   // The line's seqs are already stored: Store() compares instead of inserting.
   bool resend = false;
   int64_t line = 0;  // where it was read from (import), for error messages
@@ -48,12 +48,10 @@ class SessionWriter {
   Result<int64_t> RepairOpenTurn();
 
   // Bulk import stages, inside a transaction the caller holds. Prepare()
-  // consumes a record read from a dsh log; Store() writes it; after the last
-  // one, PersistNextSeq() and commit. On any error the caller must roll back
-  // and drop this writer.
+  // consumes a record read from a dsh log; Store() writes it. On any error
+  // the caller must roll back and drop this writer.
   Result<PreparedRow> Prepare(StorageRecord record);
-  Result<log::AppendOutcome> Store(const PreparedRow& row);
-  Status PersistNextSeq();
+  Result<log::AppendOutcome> Store(const PreparedRow& row) { return Store(row, row.text); }
 
   int64_t next_seq() const { return checker_.next_seq(); }
   const std::string& session_id() const { return session_id_; }
@@ -64,13 +62,13 @@ class SessionWriter {
       : store_(store), session_id_(std::move(session_id)), key_(key), lock_(std::move(lock)), checker_(session_id_) {}
   Status LoadState();
   // Validates one event on the checker; legacy shapes are upgraded for
-  // validation while the stored text stays verbatim.
-  Result<PreparedRow> PrepareEvent(const log::Event& event, std::string text);
+  // validation while the stored text stays verbatim. Leaves row.text empty.
+  Result<PreparedRow> PrepareEvent(const log::Event& event);
+  Result<log::AppendOutcome> Store(const PreparedRow& row, std::string_view text);
   Result<PreparedRow> PreparePackedRow(const PackedRow& row, std::string text);
   // Returns the event as validated: `event`, or its upgrade stored in `upgraded`.
   Result<const log::Event*> CheckLegacyAware(const log::Event& event, log::Event& upgraded);
-  Result<log::AppendOutcome> CompareResend(const PreparedRow& row);
-  Result<int64_t> StoredNextSeq();
+  Result<log::AppendOutcome> CompareResend(const PreparedRow& row, std::string_view text);
 
   EventStore& store_;
   std::string session_id_;
@@ -78,7 +76,6 @@ class SessionWriter {
   WriterLock lock_;
   log::SessionChecker checker_;   // Prepare() stage
   std::optional<Statement> insert_;  // Store() stage
-  std::optional<Statement> bump_;
 };
 
 }  // namespace retrace::store

@@ -1,6 +1,7 @@
 #include "engine/log/surface_fold.h"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 
 #include "engine/json/value.h"
@@ -11,20 +12,30 @@ namespace {
 
 using json::Value;
 
-// data with message.content[0].content removed: what a content-only rewrite keeps.
+// A copy of `v` without member `skip`, whose other members are copied by `copy`.
+Value CopyWithout(const Value& v, std::string_view skip, const std::function<Value(const Value::Member&)>& copy) {
+  Value out = Value::MakeObject();
+  for (const auto& m : v.as_object())
+    if (m.first != skip) out.as_object().emplace_back(m.first, copy(m));
+  return out;
+}
+
+// data with message.content[0].content removed: what a content-only rewrite
+// keeps. Copies everything but that (possibly large) content.
 Value WithoutResultContent(const Value& data) {
-  Value copy = data;
-  if (Value* m = copy.Find("message")) {
-    if (Value* c = m->Find("content"); c != nullptr && c->is_array() && !c->as_array().empty()) {
-      auto& block = c->as_array()[0];
-      if (block.is_object()) {
-        auto& o = block.as_object();
-        o.erase(std::remove_if(o.begin(), o.end(), [](const Value::Member& mm) { return mm.first == "content"; }),
-                o.end());
+  if (!data.is_object()) return data;
+  return CopyWithout(data, "", [](const Value::Member& m) -> Value {
+    if (m.first != "message" || !m.second.is_object()) return m.second;
+    return CopyWithout(m.second, "", [](const Value::Member& mm) -> Value {
+      if (mm.first != "content" || !mm.second.is_array() || mm.second.as_array().empty()) return mm.second;
+      Value::Array blocks;
+      for (size_t i = 0; i < mm.second.as_array().size(); ++i) {
+        const Value& b = mm.second.as_array()[i];
+        blocks.push_back(i == 0 && b.is_object() ? CopyWithout(b, "content", [](const Value::Member& x) { return x.second; }) : b);
       }
-    }
-  }
-  return copy;
+      return Value(std::move(blocks));
+    });
+  });
 }
 
 // Two independent 64-bit hashes of the content-stripped data's JSON text.

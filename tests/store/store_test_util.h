@@ -31,7 +31,7 @@ inline std::string Fingerprint(const std::string& db_path) {
   auto db = Db::Open(db_path, Db::Mode::kReadOnly);
   if (!db.ok()) return "unopenable: " + db.status().message();
   std::string out;
-  for (const char* sql : {"SELECT session_id || '|' || header || '|' || next_seq FROM sessions ORDER BY id",
+  for (const char* sql : {"SELECT session_id || '|' || header FROM sessions ORDER BY id",
                           "SELECT event_id || '|' || json || '|' || count FROM events ORDER BY event_id"}) {
     auto st = Statement::Prepare(*db, sql);
     if (!st.ok()) return "no schema";

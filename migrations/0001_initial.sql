@@ -34,11 +34,11 @@ CREATE TABLE events (
   CHECK (count >= 1 AND (packed IS NOT NULL OR count = 1))
 ) STRICT;
 
--- Secondary indexes cost a page write per commit for each leaf they touch,
--- so both are append-friendly: events_by_time grows at its right edge (event
--- times rise with seq) and covers every extracted column for time-ranged
--- audits; events_by_call pairs a call with its result (two rows per call).
--- Stream deltas are read by session range, never by time or kind: left out.
--- Per-session filters (type, surface) scan the clustered (session, seq) key.
+-- Every secondary index costs a page write per commit for each leaf it
+-- touches (measured in docs/PERFORMANCE.md), so there is one, and it is
+-- append-friendly: event times rise with seq, so it grows at its right edge.
+-- It covers every extracted column for time-ranged audits. Stream deltas are
+-- read by session range, never by time or kind, so they stay out of it.
+-- Per-session filters (type, call_id, surface) scan the clustered
+-- (session, seq) key; derived audit tables add their own indexes.
 CREATE INDEX events_by_time ON events(time, type, tool_name, is_error, surface) WHERE type <> 'assistant/chunk';
-CREATE INDEX events_by_call ON events(call_id) WHERE call_id IS NOT NULL;

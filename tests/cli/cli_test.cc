@@ -1,0 +1,126 @@
+// The retrace executable as a user runs it: commands, help, typos, exit codes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+
+#include "tests/test_util.h"
+
+namespace retrace::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using retrace::testing::FixturePath;
+using retrace::testing::ReadFile;
+using retrace::testing::TempDir;
+
+struct Outcome {
+  int code = -1;
+  std::string out;  // stdout and stderr, interleaved
+};
+
+class CliTest : public ::testing::Test {
+ protected:
+  // Runs `retrace --db <tmp>/t.db <args>` with stdin from /dev/null.
+  Outcome Retrace(const std::string& args) {
+    const std::string cmd = std::string(RETRACE_BUILD_DIR) + "/cli/retrace --db " + dir_ / "t.db" + " " + args +
+                            " 2>&1 </dev/null";
+    Outcome r;
+    FILE* p = popen(cmd.c_str(), "r");
+    std::array<char, 4096> buf;
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+    const int status = pclose(p);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+  }
+  TempDir dir_;
+};
+
+TEST_F(CliTest, HelpListsEveryCommandAndTheExitCodes) {
+  Outcome r = Retrace("--help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* c : {"import", "export", "sessions", "events", "repair", "migrate"}) EXPECT_THAT(r.out, HasSubstr(c));
+  EXPECT_THAT(r.out, HasSubstr("Exit codes"));
+  EXPECT_EQ(Retrace("import --help").code, 0);
+}
+
+TEST_F(CliTest, TypoGetsDidYouMean) {
+  Outcome r = Retrace("sesions");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.out, HasSubstr("unknown command 'sesions', did you mean 'sessions'?"));
+  EXPECT_THAT(Retrace("exprot s").out, HasSubstr("did you mean 'export'?"));
+}
+
+TEST_F(CliTest, MissingArgumentIsAUsageError) { EXPECT_EQ(Retrace("export").code, 2); }
+
+TEST_F(CliTest, ImportListExportRoundTrip) {
+  Outcome imported = Retrace("import " + FixturePath("c01-fs-read.jsonl") + " " + FixturePath("s2-interrupted-tool.crashed.jsonl"));
+  EXPECT_EQ(imported.code, 0) << imported.out;
+  EXPECT_THAT(imported.out, HasSubstr("session c01-fs-read: imported 290 events"));
+  EXPECT_THAT(imported.out, HasSubstr("dropped a torn tail from line 26"));
+  EXPECT_THAT(imported.out, ::testing::Not(HasSubstr("\r")));  // no progress line without a terminal
+
+  Outcome listed = Retrace("sessions");
+  EXPECT_THAT(listed.out, HasSubstr("c01-fs-read"));
+  EXPECT_THAT(listed.out, HasSubstr("290"));
+  EXPECT_THAT(Retrace("sessions --json").out, HasSubstr(R"("id":"c01-fs-read")"));
+
+  EXPECT_EQ(Retrace("export c01-fs-read -o " + dir_ / "out.jsonl").code, 0);
+  EXPECT_EQ(ReadFile(dir_ / "out.jsonl"), ReadFile(FixturePath("c01-fs-read.jsonl")));
+}
+
+TEST_F(CliTest, ReimportingIsSafeAndRepairClosesTheTurn) {
+  ASSERT_EQ(Retrace("import " + FixturePath("s2-interrupted-tool.crashed.jsonl")).code, 0);
+  Outcome repaired = Retrace("repair s2-interrupted-tool");
+  EXPECT_EQ(repaired.code, 0);
+  EXPECT_THAT(repaired.out, HasSubstr("closed the interrupted turn with 4 events (seq 34..37)"));
+  EXPECT_THAT(Retrace("repair s2-interrupted-tool").out, HasSubstr("nothing to repair"));
+  Outcome again = Retrace("import " + FixturePath("s2-interrupted-tool.crashed.jsonl"));
+  EXPECT_EQ(again.code, 0);
+  EXPECT_THAT(again.out, HasSubstr("already stored, unchanged"));
+}
+
+TEST_F(CliTest, EventsFiltersByTypeAndSeq) {
+  ASSERT_EQ(Retrace("import " + FixturePath("s1-tools-inject.jsonl")).code, 0);
+  Outcome calls = Retrace("events s1-tools-inject --type tool/call");
+  EXPECT_THAT(calls.out, HasSubstr("read"));
+  EXPECT_THAT(calls.out, HasSubstr("edit"));
+  EXPECT_THAT(calls.out, ::testing::Not(HasSubstr("turn/start")));
+  // Packed chunk members come out as the events they stand for.
+  Outcome chunk = Retrace("events s1-tools-inject --from 23 --type assistant/chunk --json");
+  EXPECT_THAT(chunk.out, HasSubstr(R"({"type":"assistant/chunk","seq":23,)"));
+  EXPECT_EQ(Retrace("events s1-tools-inject --from -1").code, 3);
+}
+
+TEST_F(CliTest, ExitCodesNameTheFailureKind) {
+  EXPECT_EQ(Retrace("sessions").code, 6);  // no database yet
+  ASSERT_EQ(Retrace("import " + FixturePath("s1-tools-inject.jsonl")).code, 0);
+  EXPECT_EQ(Retrace("export nope").code, 6);
+  retrace::testing::WriteFile(dir_ / "bad.jsonl", "not json\n");
+  Outcome bad = Retrace("import " + dir_ / "bad.jsonl");
+  EXPECT_EQ(bad.code, 3);
+  EXPECT_THAT(bad.out, HasSubstr("bad.jsonl:1: corrupt session log: header line is not valid JSON"));
+}
+
+TEST_F(CliTest, MigrateReportsStatusAndDryRun) {
+  ASSERT_EQ(Retrace("import " + FixturePath("s1-tools-inject.jsonl")).code, 0);
+  Outcome status = Retrace("migrate --status");
+  EXPECT_EQ(status.code, 0);
+  EXPECT_THAT(status.out, HasSubstr("schema version 1"));
+  EXPECT_THAT(status.out, HasSubstr("up to date"));
+  EXPECT_EQ(Retrace("migrate --dry-run").code, 0);
+  EXPECT_EQ(Retrace("migrate").code, 0);
+}
+
+TEST_F(CliTest, ExportIntoADshRoot) {
+  ASSERT_EQ(Retrace("import " + FixturePath("s1-tools-inject.jsonl")).code, 0);
+  Outcome r = Retrace("export s1-tools-inject --zstd --dsh-root " + dir_ / "root");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("root/--home-dev-calc--/s1-tools-inject/session.jsonl.zstd"));
+}
+
+}  // namespace
+}  // namespace retrace::cli

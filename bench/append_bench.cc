@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "bench/bench_options.h"
 #include "bench/log_generator.h"
 #include "bench/measure.h"
 #include "store/event_store.h"
@@ -88,18 +89,16 @@ void Ratio(const char* what, const Sample& ours, const Sample& theirs, const cha
 int Main(int argc, char** argv) {
   int64_t events = 20000, singles = 1000;
   size_t batch = 100;
-  int reps = 3;
-  std::string dir = "bench/out", node, upstream;
+  BenchOptions o;
   CLI::App app{"retrace append benchmark"};
   app.add_option("--events", events, "Events for the batched appends");
   app.add_option("--singles", singles, "Events for the single-event durable appends");
   app.add_option("--batch", batch, "Events per batched append");
-  app.add_option("--reps", reps, "Repetitions per case (best is reported)");
-  app.add_option("--dir", dir, "Work directory");
-  app.add_option("--node", node, "Node 22 binary for the upstream comparison");
-  app.add_option("--upstream", upstream, "Directory with node_modules of the dsh packages");
+  AddBenchOptions(app, o);
   CLI11_PARSE(app, argc, argv);
-  fs::create_directories(dir);
+  fs::create_directories(o.dir);
+  const std::string& dir = o.dir;
+  const int reps = o.reps;
 
   const auto all = Events(events);
   const std::vector<log::EventRecord> few(all.begin(), all.begin() + std::min<int64_t>(singles, events));
@@ -110,17 +109,17 @@ int Main(int argc, char** argv) {
     std::fclose(f);
   }
   auto upstream_run = [&](size_t b, size_t n) {
-    return RunCommand({node, RETRACE_SOURCE_DIR "/bench/upstream/append.mjs", upstream, jsonl, std::to_string(b), std::to_string(n)});
+    return RunCommand({o.node, RETRACE_SOURCE_DIR "/bench/upstream/append.mjs", o.upstream, jsonl, std::to_string(b), std::to_string(n)});
   };
   const std::string db = dir + "/append.db";
 
   std::printf("batched: %zu events in batches of %zu; single: %zu events, one durable append each\n", all.size(), batch, few.size());
   const Sample ours_batched = Best(reps, [&] { return RunInChild([&] { return RetraceAppends(all, batch, store::Durability::kFull, db); }); });
   const Sample ours_batched_normal = Best(reps, [&] { return RunInChild([&] { return RetraceAppends(all, batch, store::Durability::kNormal, db); }); });
-  const Sample up_batched = node.empty() ? Sample{} : Best(reps, [&] { return upstream_run(batch, all.size()); });
+  const Sample up_batched = o.node.empty() ? Sample{} : Best(reps, [&] { return upstream_run(batch, all.size()); });
   const Sample ours_single = Best(reps, [&] { return RunInChild([&] { return RetraceAppends(few, 1, store::Durability::kFull, db); }); });
   const Sample plain_single = Best(reps, [&] { return RunInChild([&] { return PlainSingleCommits(few, dir + "/plain-single.db"); }); });
-  const Sample up_single = node.empty() ? Sample{} : Best(reps, [&] { return upstream_run(1, few.size()); });
+  const Sample up_single = o.node.empty() ? Sample{} : Best(reps, [&] { return upstream_run(1, few.size()); });
 
   Row("retrace batched append (full)", ours_batched, all.size());
   Row("retrace batched append (normal)", ours_batched_normal, all.size());

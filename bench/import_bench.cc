@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "bench/bench_options.h"
 #include "bench/log_generator.h"
 #include "bench/measure.h"
 #include "store/importer.h"
@@ -73,17 +74,13 @@ void Row(const char* name, const Sample& s, int64_t events, uint64_t bytes) {
 
 int Main(int argc, char** argv) {
   int64_t events = 100000;
-  int reps = 3;
-  std::string dir = "bench/out";
-  std::string node, upstream;
+  BenchOptions o;
   CLI::App app{"retrace import benchmark"};
   app.add_option("--events", events, "Minimum events in the generated log");
-  app.add_option("--reps", reps, "Repetitions per case (best is reported)");
-  app.add_option("--dir", dir, "Work directory");
-  app.add_option("--node", node, "Node 22 binary for the upstream comparison");
-  app.add_option("--upstream", upstream, "Directory with node_modules of the dsh packages");
+  AddBenchOptions(app, o);
   CLI11_PARSE(app, argc, argv);
-
+  const std::string& dir = o.dir;
+  const int reps = o.reps;
   fs::create_directories(dir);
   const std::string file = dir + "/generated.jsonl";
   const GeneratedLog log = WriteGeneratedLog(file, "bench-session", events);
@@ -96,9 +93,9 @@ int Main(int argc, char** argv) {
   });
   const Sample ours = Best(reps, [&] { return RunInChild([&] { return RetraceImport(file, dir + "/retrace.db"); }); });
   Sample theirs;
-  if (!node.empty()) {
+  if (!o.node.empty()) {
     theirs = Best(reps, [&] {
-      return RunCommand({node, RETRACE_SOURCE_DIR "/bench/upstream/inspect.mjs", upstream, file, "bench-session", "/home/dev/bench"});
+      return RunCommand({o.node, RETRACE_SOURCE_DIR "/bench/upstream/inspect.mjs", o.upstream, file, "bench-session", "/home/dev/bench"});
     });
   }
   Row("plain SQLite insert (4 KiB pages)", plain, log.events, log.bytes);

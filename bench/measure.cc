@@ -67,6 +67,9 @@ Sample RunCommand(const std::vector<std::string>& argv) {
 Sample Best(int reps, const std::function<Sample()>& run) {
   Sample best;
   for (int i = 0; i < reps; ++i) {
+    // Flush what earlier samples left dirty, so its writeback does not land
+    // inside this sample's timing.
+    sync();
     Sample s = run();
     if (s.ok && (!best.ok || s.seconds < best.seconds)) best = s;
   }

@@ -22,7 +22,7 @@ Sample RunInChild(const std::function<double()>& body);
 // Runs a command; it must print the seconds it measured as its first stdout token.
 Sample RunCommand(const std::vector<std::string>& argv);
 
-// The best (fastest) of `reps` samples; failures are skipped.
+// The best (fastest) of `reps` samples, each started after sync(); failures are skipped.
 Sample Best(int reps, const std::function<Sample()>& run);
 
 double NowSeconds();

@@ -64,20 +64,27 @@ Result<int64_t> SessionWriter::StoredNextSeq() {
 
 // --- Prepare stage: checker only ------------------------------------------
 
+Result<bool> SessionWriter::AlreadyStored(int64_t first_seq, int64_t count) const {
+  const int64_t next = checker_.next_seq();
+  if (first_seq > next) {
+    return Status::InvalidArgument("append gap for session \"" + session_id_ + "\": the log ends before seq " +
+                                   std::to_string(next) + ", the line starts at seq " + std::to_string(first_seq));
+  }
+  if (first_seq < next && first_seq + count > next) {
+    return Status::Conflict("append conflict for session \"" + session_id_ + "\": the line at seq " +
+                            std::to_string(first_seq) + " straddles the end of the stored log (seq " +
+                            std::to_string(next) + ")");
+  }
+  return first_seq < next;
+}
+
 Result<PreparedRow> SessionWriter::PrepareEvent(const log::Event& e) {
   PreparedRow row;
   row.seq = e.seq;
   row.time = e.time;
   row.type = e.type;
-  const int64_t next = checker_.next_seq();
-  if (e.seq < next) {
-    row.resend = true;
-    return row;
-  }
-  if (e.seq > next) {
-    return Status::InvalidArgument("append gap for session \"" + session_id_ + "\": the log ends before seq " +
-                                   std::to_string(next) + ", the event has seq " + std::to_string(e.seq));
-  }
+  ASSIGN_OR_RETURN(row.resend, AlreadyStored(e.seq, 1));
+  if (row.resend) return row;
   log::Event upgraded;
   ASSIGN_OR_RETURN(const log::Event* normalized, CheckLegacyAware(e, upgraded));
   row.columns = ExtractColumns(*normalized);
@@ -94,15 +101,8 @@ Result<PreparedRow> SessionWriter::PreparePackedRow(const PackedRow& p, std::str
   row.text = std::move(text);
   row.columns.turn = AsInt(p.turn);
   row.columns.step = AsInt(p.step);
-  const int64_t next = checker_.next_seq();
-  if (p.seq0 < next) {
-    row.resend = true;
-    return row;
-  }
-  if (p.seq0 > next) {
-    return Status::InvalidArgument("append gap for session \"" + session_id_ + "\": the log ends before seq " +
-                                   std::to_string(next) + ", the row starts at seq " + std::to_string(p.seq0));
-  }
+  ASSIGN_OR_RETURN(row.resend, AlreadyStored(p.seq0, p.count));
+  if (row.resend) return row;
   log::Event member;  // members are plain deltas: only their seqs matter to the checker
   member.type = "assistant/chunk";
   for (int64_t k = 0; k < p.count; ++k) {

@@ -61,6 +61,9 @@ class SessionWriter {
   SessionWriter(EventStore& store, std::string session_id, int64_t key, WriterLock lock)
       : store_(store), session_id_(std::move(session_id)), key_(key), lock_(std::move(lock)), checker_(session_id_) {}
   Status LoadState();
+  // Whether a line at first_seq is already stored (a resend) rather than next;
+  // refuses a gap and a line straddling the stored end.
+  Result<bool> AlreadyStored(int64_t first_seq, int64_t count) const;
   // Validates one event on the checker; legacy shapes are upgraded for
   // validation while the stored text stays verbatim. Leaves row.text empty.
   Result<PreparedRow> PrepareEvent(const log::Event& event);

@@ -3,6 +3,7 @@
 #include "engine/json/parser.h"
 #include "engine/log/legacy_import.h"
 #include "engine/log/turn_closers.h"
+#include "store/fast_json_parser.h"
 
 namespace retrace::store {
 namespace {
@@ -32,6 +33,7 @@ Status SessionWriter::LoadState() {
   log::Event chunk;
   chunk.type = "assistant/chunk";
   log::Event upgraded;
+  FastJsonParser parser;
   Status st = store_.ForEachRow(key_, 0, std::nullopt, [&](const StoredRow& r) -> Status {
     if (!r.packed.empty()) {
       for (int64_t k = 0; k < r.count; ++k) {  // members are plain deltas: only seqs matter
@@ -40,7 +42,8 @@ Status SessionWriter::LoadState() {
       }
       return Status::Ok();
     }
-    auto e = log::ParseEvent(r.json);
+    auto parsed = parser.Parse(r.json);
+    auto e = parsed.ok() ? log::EventFromJson(std::move(parsed).value()) : Result<log::Event>(parsed.status());
     if (!e.ok()) return e.status().WithContext("stored event at seq " + std::to_string(r.seq));
     return CheckLegacyAware(*e, upgraded).status();
   });

@@ -83,6 +83,42 @@ Value& Value::operator=(Value&& other) noexcept {
   return *this;
 }
 
+Value::Value(const Value& other) { CopyFrom(other); }
+
+Value& Value::operator=(const Value& other) {
+  if (this != &other) {
+    Value copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+// Containers are created with placeholder children first (so their addresses
+// are stable), then every child is filled from an explicit work list.
+void Value::CopyFrom(const Value& src) {
+  std::vector<std::pair<Value*, const Value*>> work{{this, &src}};
+  while (!work.empty()) {
+    auto [dst, from] = work.back();
+    work.pop_back();
+    if (from->is_array()) {
+      const Array& a = from->as_array();
+      dst->v_ = Array(a.size());
+      Array& out = dst->as_array();
+      for (size_t i = 0; i < a.size(); ++i) work.emplace_back(&out[i], &a[i]);
+    } else if (from->is_object()) {
+      const Object& o = from->as_object();
+      Object out;
+      out.reserve(o.size());
+      for (const Member& m : o) out.emplace_back(m.first, Value());
+      dst->v_ = std::move(out);
+      Object& placed = dst->as_object();
+      for (size_t i = 0; i < o.size(); ++i) work.emplace_back(&placed[i].second, &o[i].second);
+    } else {
+      dst->v_ = from->v_;  // a scalar
+    }
+  }
+}
+
 Value Value::MakeObject(std::initializer_list<Member> members) {
   Value v;
   v.v_ = Object();
@@ -138,16 +174,36 @@ bool IsArrayIndexKey(std::string_view key) {
 }
 
 bool operator==(const Value& a, const Value& b) {
-  if (a.kind() != b.kind()) return false;
-  switch (a.kind()) {
-    case Value::Kind::kNull: return true;
-    case Value::Kind::kBool: return a.as_bool() == b.as_bool();
-    case Value::Kind::kNumber: return a.as_number() == b.as_number();
-    case Value::Kind::kString: return a.as_string() == b.as_string();
-    case Value::Kind::kArray: return a.as_array() == b.as_array();
-    case Value::Kind::kObject: return a.as_object() == b.as_object();
+  std::vector<std::pair<const Value*, const Value*>> work{{&a, &b}};
+  while (!work.empty()) {
+    auto [x, y] = work.back();
+    work.pop_back();
+    if (x->kind() != y->kind()) return false;
+    switch (x->kind()) {
+      case Value::Kind::kNull: break;
+      case Value::Kind::kBool:
+        if (x->as_bool() != y->as_bool()) return false;
+        break;
+      case Value::Kind::kNumber:
+        if (x->as_number() != y->as_number()) return false;
+        break;
+      case Value::Kind::kString:
+        if (x->as_string() != y->as_string()) return false;
+        break;
+      case Value::Kind::kArray:
+        if (x->as_array().size() != y->as_array().size()) return false;
+        for (size_t i = 0; i < x->as_array().size(); ++i) work.emplace_back(&x->as_array()[i], &y->as_array()[i]);
+        break;
+      case Value::Kind::kObject:
+        if (x->as_object().size() != y->as_object().size()) return false;
+        for (size_t i = 0; i < x->as_object().size(); ++i) {
+          if (x->as_object()[i].first != y->as_object()[i].first) return false;
+          work.emplace_back(&x->as_object()[i].second, &y->as_object()[i].second);
+        }
+        break;
+    }
   }
-  return false;
+  return true;
 }
 
 }  // namespace retrace::json

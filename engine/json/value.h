@@ -9,7 +9,8 @@
 //    ("0".."4294967294") come first in ascending numeric order, as JS property
 //    order requires; a duplicate key keeps its first position, last value wins.
 //
-// Destruction is iterative: arbitrarily deep values never overflow the stack.
+// Copy, comparison, serialization and destruction never recurse deeper than
+// a small bound: arbitrarily deep values never overflow the stack.
 #ifndef RETRACE_ENGINE_JSON_VALUE_H_
 #define RETRACE_ENGINE_JSON_VALUE_H_
 
@@ -42,8 +43,9 @@ class Value {
   Value(Array a) : v_(std::move(a)) {}                    // NOLINT
   static Value MakeObject(std::initializer_list<Member> members = {});
 
-  Value(const Value&) = default;
-  Value& operator=(const Value&) = default;
+  // Copying and destruction are iterative (any depth).
+  Value(const Value& other);
+  Value& operator=(const Value& other);
   Value(Value&&) noexcept = default;
   Value& operator=(Value&& other) noexcept;
   ~Value();
@@ -77,14 +79,15 @@ class Value {
 
  private:
   using Storage = std::variant<std::monostate, bool, double, std::string, Array, Object>;
+  void CopyFrom(const Value& src);
   Storage v_;
 };
 
 // True when `key` is a canonical array index ("0".."4294967294").
 bool IsArrayIndexKey(std::string_view key);
 
-// Deep equality with JS semantics (numbers compare as doubles, key order matters
-// only through serialization; here it is compared member by member in order).
+// Deep equality: numbers compare as doubles (so -0 == 0), objects member by
+// member in order. Iterative.
 bool operator==(const Value& a, const Value& b);
 
 }  // namespace retrace::json

@@ -97,5 +97,21 @@ TEST(JsonParserTest, DeepNestingDoesNotOverflowTheStack) {
   EXPECT_EQ(Serialize(*o), objects);
 }
 
+TEST(JsonValueTest, DeepValuesCopyCompareAndDestroyWithoutRecursion) {
+  constexpr int kDepth = 300000;
+  std::string text;
+  for (int i = 0; i < kDepth; ++i) text += "{\"a\":[";
+  text += "1";
+  for (int i = 0; i < kDepth; ++i) text += "]}";
+  auto v = Parse(text);
+  ASSERT_TRUE(v.ok());
+  Value copy = *v;
+  EXPECT_TRUE(copy == *v);
+  Value other = copy;
+  other = Value(2);
+  EXPECT_FALSE(other == *v);
+  EXPECT_EQ(Serialize(copy), text);
+}
+
 }  // namespace
 }  // namespace retrace::json

@@ -138,6 +138,28 @@ TEST_F(CorruptionTest, NonContiguousAppendToAnExistingSession) {
   EXPECT_THAT(st.message(), HasSubstr("c04-other.jsonl:3"));
 }
 
+TEST_F(CorruptionTest, DeeplyNestedToolResultMetaImportsWithoutCrashing) {
+  // A valid log whose tool/result meta nests 200k levels (simdjson refuses
+  // more than 1024; the reference parser takes over). Import, fingerprinting
+  // and export must not recurse on it.
+  auto lines = retrace::testing::Lines(S1());
+  size_t n = 0;
+  while (lines[n].find("\"type\":\"tool/result\"") == std::string::npos) ++n;
+  std::string deep;
+  for (int i = 0; i < 200000; ++i) deep += "[";
+  for (int i = 0; i < 200000; ++i) deep += "]";
+  std::string line = lines[n];
+  line.replace(line.find("\"meta\":{"), 8, "\"meta\":{\"deep\":" + deep + ",");
+  std::string text;
+  for (size_t i = 0; i < lines.size(); ++i) text += (i == n ? line : lines[i]) + "\n";
+  WriteFile(dir_ / "deep.jsonl", text);
+  auto store = EventStore::Open(dir_ / "deep.db");
+  ASSERT_TRUE(store.ok());
+  auto report = ImportJsonl(**store, dir_ / "deep.jsonl");
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->events_added, 92);
+}
+
 TEST(DatabaseRefusalTest, DatabaseFromANewerRetraceIsRefusedUnchanged) {
   TempDir dir;
   { auto store = OpenStoreOrDie(dir / "n.db"); }

@@ -108,8 +108,9 @@ int Main(int argc, char** argv) {
     for (const auto& e : all) std::fprintf(f, "%s\n", e.text.c_str());
     std::fclose(f);
   }
-  auto upstream_run = [&](size_t b, size_t n) {
-    return RunCommand({o.node, RETRACE_SOURCE_DIR "/bench/upstream/append.mjs", o.upstream, jsonl, std::to_string(b), std::to_string(n)});
+  auto upstream_run = [&](size_t b, size_t n, const char* compression = "none") {
+    return RunCommand({o.node, RETRACE_SOURCE_DIR "/bench/upstream/append.mjs", o.upstream, jsonl, std::to_string(b),
+                       std::to_string(n), compression});
   };
   const std::string db = dir + "/append.db";
 
@@ -117,17 +118,21 @@ int Main(int argc, char** argv) {
   const Sample ours_batched = Best(reps, [&] { return RunInChild([&] { return RetraceAppends(all, batch, store::Durability::kFull, db); }); });
   const Sample ours_batched_normal = Best(reps, [&] { return RunInChild([&] { return RetraceAppends(all, batch, store::Durability::kNormal, db); }); });
   const Sample up_batched = o.node.empty() ? Sample{} : Best(reps, [&] { return upstream_run(batch, all.size()); });
+  const Sample up_batched_zstd =
+      o.node.empty() ? Sample{} : Best(reps, [&] { return upstream_run(batch, all.size(), "zstd"); });
   const Sample ours_single = Best(reps, [&] { return RunInChild([&] { return RetraceAppends(few, 1, store::Durability::kFull, db); }); });
   const Sample plain_single = Best(reps, [&] { return RunInChild([&] { return PlainSingleCommits(few, dir + "/plain-single.db"); }); });
   const Sample up_single = o.node.empty() ? Sample{} : Best(reps, [&] { return upstream_run(1, few.size()); });
 
   Row("retrace batched append (full)", ours_batched, all.size());
   Row("retrace batched append (normal)", ours_batched_normal, all.size());
-  Row("upstream JSONL batched append (Node 22)", up_batched, all.size());
+  Row("upstream batched append, raw JSONL", up_batched, all.size());
+  Row("upstream batched append, zstd (its default)", up_batched_zstd, all.size());
   Row("retrace single-event append (full)", ours_single, few.size());
   Row("plain SQLite single-row commit (FULL)", plain_single, few.size());
-  Row("upstream JSONL single-event append (Node 22)", up_single, few.size());
-  Ratio("batched: retrace / upstream", ours_batched, up_batched, ">= 3.0");
+  Row("upstream single-event append, raw JSONL", up_single, few.size());
+  Ratio("batched: retrace / upstream raw JSONL", ours_batched, up_batched, ">= 3.0");
+  Ratio("batched: retrace / upstream zstd (default)", ours_batched, up_batched_zstd, ">= 3.0");
   Ratio("single: retrace / plain SQLite", ours_single, plain_single, ">= 0.70");
   Ratio("single: retrace / upstream", ours_single, up_single, ">= 1.5");
   return 0;

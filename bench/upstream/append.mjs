@@ -1,12 +1,12 @@
 // Times the upstream dsh JSONL backend's durable append (each append() call
 // returns once its batch is fsynced). usage:
-//   node append.mjs <upstream dir> <events.jsonl> <batch size> <max events>
+//   node append.mjs <upstream dir> <events.jsonl> <batch size> <max events> [none|zstd]
 // Prints the seconds the appends took (first token), then the events appended.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 
-const [upstream, file, batchArg, maxArg] = process.argv.slice(2);
+const [upstream, file, batchArg, maxArg, compression = 'none'] = process.argv.slice(2);
 const load = (pkg) => import(pathToFileURL(resolve(upstream, 'node_modules/@deepseek-ai', pkg, 'lib/index.js')).href);
 const { Context } = await load('cordis');
 const { SessionStore } = await load('dsh-session');
@@ -18,7 +18,7 @@ const root = mkdtempSync('/tmp/dsh-append-');
 const ctx = new Context();
 ctx.plugin(SessionStore);
 await ctx.inject(['sessions'], async (c) => {
-  const p = new JsonlSessionPersistence(c, { root, compression: 'none', packChunks: true });
+  const p = new JsonlSessionPersistence(c, { root, compression, packChunks: true });
   const meta = { version: 0, id: 'append-bench', createdAt: 1796000000000, cwd: '/home/dev/bench', delegationDepth: 0 };
   await p.create(meta);
   const t0 = performance.now();

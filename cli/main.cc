@@ -53,7 +53,7 @@ int Main(int argc, char** argv) {
   app.add_option("--durability", durability, "fsync policy for writes: full (default) or normal; see README")
       ->check(CLI::IsMember({"full", "normal"}));
   app.footer("Exit codes: 0 ok, 1 failure, 2 usage, 3 corrupt input, 4 conflict/busy, 5 unsupported version, "
-             "6 not found.\nRun 'retrace <command> --help' for a command's options.");
+             "6 not found.\nRun 'retrace <command> --help' for a command's options.\n");
 
   Handler handler;
   for (const Command& c : Commands()) {

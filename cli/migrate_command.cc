@@ -46,7 +46,7 @@ Command MigrateCommand() {
             sub.add_flag("--status", *status, "Show the schema version and pending migrations");
             sub.add_flag("--dry-run", *dry_run, "List the migrations that would be applied, change nothing");
             sub.footer("Each migration runs in its own transaction and is recorded with a checksum in\n"
-                       "the schema_migrations table. See migrations/README.md.");
+                       "the schema_migrations table. See migrations/README.md.\n");
             return [&ctx, status, dry_run] { return Run(ctx, *status, *dry_run); };
           }};
 }

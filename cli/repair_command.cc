@@ -34,7 +34,7 @@ Command RepairCommand() {
             sub.footer(
                 "Appends dsh's interrupted-turn closers: a tool/result for each pending call\n"
                 "(TOOL_OUTCOME_UNKNOWN if its tool/call was recorded, TOOL_NOT_STARTED if not),\n"
-                "step/end if a step is open, and turn/end {kind:'interrupted'}. Idempotent.");
+                "step/end if a step is open, and turn/end {kind:'interrupted'}. Idempotent.\n");
             return [&ctx, session] { return Run(ctx, *session); };
           }};
 }

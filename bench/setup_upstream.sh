@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the upstream side of the benchmarks needs, from the npm
+# Installs what the upstream side of the benchmarks and golden files needs, from the npm
 # registry, into bench/out/upstream (ignored by git): a Node 22 binary and the
 # published dsh packages the specs name. Nothing of it is committed or built.
 #   bench/setup_upstream.sh            → prints NODE=... UPSTREAM=... on success
@@ -19,6 +19,6 @@ npm install --silent --no-audit --no-fund --legacy-peer-deps \
   @deepseek-ai/dsh-session@0.1.1-rc.2 @deepseek-ai/dsh-session-persistence@0.1.0-rc.8 \
   @deepseek-ai/dsh-session-persistence-jsonl@0.1.0-rc.8 @deepseek-ai/cordis@4.0.4 \
   @deepseek-ai/dsh-invariants@0.1.0-rc.8 @deepseek-ai/dsh-timeout@0.1.0-rc.8 \
-  @deepseek-ai/dsh-llm@0.1.1-rc.2 @deepseek-ai/dsh-scope@0.1.0-rc.8 >/dev/null
+  @deepseek-ai/dsh-llm@0.1.1-rc.2 @deepseek-ai/dsh-scope@0.1.0-rc.8 @deepseek-ai/dsh-tools@0.1.0-rc.8 >/dev/null
 echo "NODE=$out/node22/package/bin/node"
 echo "UPSTREAM=$out"

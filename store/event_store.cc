@@ -191,13 +191,6 @@ Result<std::string> EventStore::EventText(int64_t key, int64_t seq) {
   return std::move(members[static_cast<size_t>(seq - st.Int(0))].text);
 }
 
-Result<log::Event> EventStore::LoadEvent(int64_t key, int64_t seq) {
-  ASSIGN_OR_RETURN(std::string text, EventText(key, seq));
-  auto e = log::ParseEvent(text);
-  if (!e.ok()) return e.status().WithContext("stored event at seq " + std::to_string(seq));
-  return e;
-}
-
 Result<std::unique_ptr<SessionWriter>> EventStore::OpenWriter(std::string_view session_id) {
   ASSIGN_OR_RETURN(int64_t key, SessionKey(session_id));
   ASSIGN_OR_RETURN(WriterLock lock, WriterLock::Acquire(path(), key, std::string(session_id)));

@@ -134,9 +134,6 @@ class EventStore {
   // has no stored text of its own; it is decoded from its row.
   Result<std::string> EventText(int64_t session_key, int64_t seq);
 
-  // Loads one event (parsed), NotFound if absent.
-  Result<log::Event> LoadEvent(int64_t session_key, int64_t seq);
-
   // Opens the single writer of a session (see session_writer.h).
   Result<std::unique_ptr<SessionWriter>> OpenWriter(std::string_view session_id);
 

@@ -62,7 +62,6 @@ class JsonlReader {
 
   // After Next() returned nullopt: the dropped tail, if any.
   const std::optional<TornTail>& torn_tail() const { return torn_; }
-  int64_t next_seq() const { return next_seq_; }
 
  private:
   JsonlReader(std::string path, std::unique_ptr<LineSource> source)

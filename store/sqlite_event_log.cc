@@ -39,8 +39,8 @@ Result<std::vector<log::EventRecord>> SqliteEventLog::Read(std::string_view sess
 }
 
 Result<int64_t> SqliteEventLog::NextSeq(std::string_view session_id) {
-  ASSIGN_OR_RETURN(SessionSummary s, store_.Describe(session_id));
-  return s.events;
+  ASSIGN_OR_RETURN(int64_t key, store_.SessionKey(session_id));
+  return store_.NextSeq(key);
 }
 
 }  // namespace retrace::store

@@ -48,7 +48,11 @@ TEST(ValidatorTest, DeepValuesAreWalkedOnlyAsDeepAsTheSchema) {
   auto raw = CompileValue(Array(Json()).dsl());
   ASSERT_TRUE(raw.ok());
   json::Value deep = 1;
-  for (int i = 0; i < 100000; ++i) deep = json::Value(json::Value::Array{std::move(deep)});
+  for (int i = 0; i < 100000; ++i) {
+    json::Value::Array wrapper;  // (not Array{...}: an initializer_list would copy)
+    wrapper.push_back(std::move(deep));
+    deep = json::Value(std::move(wrapper));
+  }
   EXPECT_TRUE(Validate(*raw, deep).empty());
 }
 

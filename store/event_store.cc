@@ -3,16 +3,12 @@
 #include <sys/stat.h>
 
 #include "engine/json/parser.h"
+#include "store/event_id.h"
 #include "store/chunk_rows.h"
 #include "store/session_writer.h"
 
 namespace retrace::store {
 namespace {
-
-// event_id = (session key << 32) | seq: the events table is clustered by
-// (session, seq). Written to disk; never change.
-constexpr int kSeqBits = 32;
-int64_t EventId(int64_t key, int64_t seq) { return (key << kSeqBits) | seq; }
 
 bool FileHasBytes(const std::string& path) {
   struct stat st {};
@@ -21,6 +17,7 @@ bool FileHasBytes(const std::string& path) {
 
 Status NoSession(std::string_view id) { return Status::NotFound("no session \"" + std::string(id) + "\" in the store"); }
 
+// The session ranges below are event_id.h's EventId(s.id, 0..kMaxSeq) in SQL.
 constexpr std::string_view kSummarySelect =
     "SELECT s.session_id, s.created_at, s.cwd, s.parent_session,"
     " (SELECT e.seq + e.count FROM events e WHERE e.event_id BETWEEN (s.id << 32) AND (s.id << 32) + 4294967295"
@@ -83,11 +80,16 @@ Result<int64_t> EventStore::SessionKey(std::string_view session_id) {
 }
 
 Result<int64_t> EventStore::NextSeq(int64_t key) {
-  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_,
-      "SELECT seq + count FROM events WHERE event_id BETWEEN ? AND ? ORDER BY event_id DESC LIMIT 1"));
-  st.Bind(1, EventId(key, 0)).Bind(2, EventId(key, (int64_t{1} << kSeqBits) - 1));
-  ASSIGN_OR_RETURN(bool row, st.Step());
-  return row ? st.Int(0) : int64_t{0};
+  if (!next_seq_) {  // kept: every append asks
+    ASSIGN_OR_RETURN(next_seq_, Statement::Prepare(db_,
+        "SELECT seq + count FROM events WHERE event_id BETWEEN ? AND ? ORDER BY event_id DESC LIMIT 1"));
+  }
+  next_seq_->Bind(1, EventId(key, 0)).Bind(2, EventId(key, kMaxSeq));
+  auto row = next_seq_->Step();
+  const int64_t next = row.ok() && *row ? next_seq_->Int(0) : 0;
+  next_seq_->Reset();
+  if (!row.ok()) return row.status();
+  return next;
 }
 
 Result<std::string> EventStore::HeaderText(std::string_view session_id) {
@@ -146,7 +148,7 @@ Status EventStore::ForEachRow(int64_t key, int64_t from_seq, const std::optional
   if (type) sql += " AND type = ?";
   sql += " ORDER BY event_id";
   ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, sql));
-  st.Bind(1, start).Bind(2, EventId(key, (int64_t{1} << kSeqBits) - 1));
+  st.Bind(1, start).Bind(2, EventId(key, kMaxSeq));
   if (type) st.Bind(3, *type);
   while (true) {
     ASSIGN_OR_RETURN(bool row, st.Step());

@@ -138,7 +138,6 @@ class EventStore {
   Result<std::unique_ptr<SessionWriter>> OpenWriter(std::string_view session_id);
 
  private:
-  friend class SessionWriter;
   explicit EventStore(Db db) : db_(std::move(db)) {}
   // event_id of the row holding `seq` (which may be a packed row starting earlier).
   Result<int64_t> RowStart(int64_t key, int64_t seq);
@@ -146,6 +145,7 @@ class EventStore {
   Result<SessionSummary> Summarize(Statement& st);
 
   Db db_;
+  std::optional<Statement> next_seq_;
 };
 
 }  // namespace retrace::store

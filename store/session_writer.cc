@@ -3,12 +3,11 @@
 #include "engine/json/parser.h"
 #include "engine/log/legacy_import.h"
 #include "engine/log/turn_closers.h"
+#include "store/event_id.h"
 #include "store/fast_json_parser.h"
 
 namespace retrace::store {
 namespace {
-
-int64_t EventId(int64_t key, int64_t seq) { return (key << 32) | seq; }
 
 std::optional<int64_t> AsInt(const json::Value& v) {
   return v.is_safe_integer() ? std::optional<int64_t>(static_cast<int64_t>(v.as_number())) : std::nullopt;
@@ -49,20 +48,6 @@ Status SessionWriter::LoadState() {
   });
   if (!st.ok()) return st.WithContext("session \"" + session_id_ + "\" failed validation");
   return Status::Ok();
-}
-
-// Same as EventStore::NextSeq, with the statement kept for the next append.
-Result<int64_t> SessionWriter::StoredNextSeq() {
-  if (!next_seq_) {
-    ASSIGN_OR_RETURN(next_seq_, Statement::Prepare(store_.db(),
-        "SELECT seq + count FROM events WHERE event_id BETWEEN ? AND ? ORDER BY event_id DESC LIMIT 1"));
-  }
-  next_seq_->Bind(1, EventId(key_, 0)).Bind(2, EventId(key_, (int64_t{1} << 32) - 1));
-  auto row = next_seq_->Step();
-  const int64_t next = row.ok() && *row ? next_seq_->Int(0) : 0;
-  next_seq_->Reset();
-  if (!row.ok()) return row.status();
-  return next;
 }
 
 // --- Prepare stage: checker only ------------------------------------------
@@ -166,7 +151,7 @@ Result<log::AppendOutcome> SessionWriter::Store(const PreparedRow& row, std::str
 Result<log::AppendOutcome> SessionWriter::Append(int64_t expected, std::span<const log::EventRecord> batch) {
   ASSIGN_OR_RETURN(Transaction tx, Transaction::Begin(store_.db()));
   // The writer lock excludes other writers; this guards against edits behind its back.
-  ASSIGN_OR_RETURN(int64_t stored, StoredNextSeq());
+  ASSIGN_OR_RETURN(int64_t stored, store_.NextSeq(key_));
   if (stored != checker_.next_seq()) {
     return Status::Conflict("session \"" + session_id_ + "\" changed underneath its writer (stored next seq " +
                             std::to_string(stored) + ", writer expected " + std::to_string(checker_.next_seq()) + ")");

@@ -72,7 +72,6 @@ class SessionWriter {
   // Returns the event as validated: `event`, or its upgrade stored in `upgraded`.
   Result<const log::Event*> CheckLegacyAware(const log::Event& event, log::Event& upgraded);
   Result<log::AppendOutcome> CompareResend(const PreparedRow& row, std::string_view text);
-  Result<int64_t> StoredNextSeq();
 
   EventStore& store_;
   std::string session_id_;
@@ -80,7 +79,6 @@ class SessionWriter {
   WriterLock lock_;
   log::SessionChecker checker_;   // Prepare() stage
   std::optional<Statement> insert_;  // Store() stage
-  std::optional<Statement> next_seq_;
 };
 
 }  // namespace retrace::store

@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "engine/json/parser.h"
 #include "engine/json/writer.h"
 
 namespace retrace::store {
@@ -129,6 +130,13 @@ std::vector<log::EventRecord> ExpandPackedRow(const Value& row, const PackedRow&
 Result<std::vector<log::EventRecord>> DecodeChunkRow(const Value& row) {
   ASSIGN_OR_RETURN(PackedRow parsed, ParsePackedRow(row));
   return ExpandPackedRow(row, parsed);
+}
+
+Result<std::vector<log::EventRecord>> DecodeStoredChunkRow(std::string_view text, int64_t seq0) {
+  auto parsed = json::Parse(text);
+  auto members = parsed.ok() ? DecodeChunkRow(*parsed) : Result<std::vector<log::EventRecord>>(parsed.status());
+  if (!members.ok()) return Status::Corruption("stored packed row at seq " + std::to_string(seq0) + ": " + members.status().message());
+  return members;
 }
 
 namespace {

@@ -55,6 +55,9 @@ std::vector<log::EventRecord> ExpandPackedRow(const json::Value& row, const Pack
 // ParsePackedRow then ExpandPackedRow.
 Result<std::vector<log::EventRecord>> DecodeChunkRow(const json::Value& row);
 
+// The same from a row's stored text (Corruption naming the row's first seq).
+Result<std::vector<log::EventRecord>> DecodeStoredChunkRow(std::string_view text, int64_t seq0);
+
 }  // namespace retrace::store
 
 #endif  // RETRACE_STORE_CHUNK_ROWS_H_

@@ -2,7 +2,6 @@
 
 #include <sys/stat.h>
 
-#include "engine/json/parser.h"
 #include "store/event_id.h"
 #include "store/chunk_rows.h"
 #include "store/session_writer.h"
@@ -164,9 +163,7 @@ Status EventStore::ForEachEvent(std::string_view session_id, const EventFilter& 
   ASSIGN_OR_RETURN(int64_t key, SessionKey(session_id));
   return ForEachRow(key, filter.from_seq, filter.type, [&](const StoredRow& r) -> Status {
     if (r.packed.empty()) return fn(StoredEvent{r.seq, std::string(r.type), r.time, std::string(r.json)});
-    auto parsed = json::Parse(r.json);
-    if (!parsed.ok()) return Status::Corruption("stored packed row at seq " + std::to_string(r.seq) + ": " + parsed.status().message());
-    ASSIGN_OR_RETURN(std::vector<log::EventRecord> members, DecodeChunkRow(*parsed));
+    ASSIGN_OR_RETURN(std::vector<log::EventRecord> members, DecodeStoredChunkRow(r.json, r.seq));
     for (auto& m : members) {
       if (m.event.seq < filter.from_seq) continue;
       RETURN_IF_ERROR(fn(StoredEvent{m.event.seq, m.event.type, m.event.time, std::move(m.text)}));
@@ -187,9 +184,7 @@ Result<std::string> EventStore::EventText(int64_t key, int64_t seq) {
   ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row || seq < st.Int(0) || seq >= st.Int(0) + st.Int(1)) return Status::NotFound("no event at seq " + std::to_string(seq));
   if (st.IsNull(2)) return std::string(st.Text(3));
-  auto parsed = json::Parse(st.Text(3));
-  if (!parsed.ok()) return Status::Corruption("stored packed row at seq " + std::to_string(st.Int(0)) + ": " + parsed.status().message());
-  ASSIGN_OR_RETURN(std::vector<log::EventRecord> members, DecodeChunkRow(*parsed));
+  ASSIGN_OR_RETURN(std::vector<log::EventRecord> members, DecodeStoredChunkRow(st.Text(3), st.Int(0)));
   return std::move(members[static_cast<size_t>(seq - st.Int(0))].text);
 }
 

@@ -1,6 +1,5 @@
 #include "store/session_writer.h"
 
-#include "engine/json/parser.h"
 #include "engine/log/legacy_import.h"
 #include "engine/log/turn_closers.h"
 #include "store/event_id.h"
@@ -115,11 +114,13 @@ Result<log::AppendOutcome> SessionWriter::CompareResend(const PreparedRow& row, 
   if (row.packed.empty()) {
     events.push_back({log::Event{row.type, row.seq, row.time, {}, {}, {}, false}, std::string(text)});
   } else {
-    auto parsed = json::Parse(text);
-    if (!parsed.ok()) return parsed.status();
-    ASSIGN_OR_RETURN(events, DecodeChunkRow(*parsed));
+    ASSIGN_OR_RETURN(events, DecodeStoredChunkRow(text, row.seq));
   }
-  std::string stored;
+  return ClassifyAgainstStore(events);
+}
+
+Result<log::AppendOutcome> SessionWriter::ClassifyAgainstStore(std::span<const log::EventRecord> events) {
+  std::string stored;  // a missing seq reads as nullptr: past the stored end
   return log::ClassifyResend(session_id_, events, [&](int64_t seq) -> const std::string* {
     auto text = store_.EventText(key_, seq);
     if (!text.ok()) return nullptr;
@@ -157,15 +158,7 @@ Result<log::AppendOutcome> SessionWriter::Append(int64_t expected, std::span<con
                             std::to_string(stored) + ", writer expected " + std::to_string(checker_.next_seq()) + ")");
   }
   RETURN_IF_ERROR(log::CheckBatchSeqs(session_id_, expected, stored, batch));
-  if (expected < stored) {
-    std::string text;
-    return log::ClassifyResend(session_id_, batch, [&](int64_t seq) -> const std::string* {
-      auto t = seq < stored ? store_.EventText(key_, seq) : Result<std::string>(Status::NotFound(""));
-      if (!t.ok()) return nullptr;
-      text = std::move(t).value();
-      return &text;
-    });
-  }
+  if (expected < stored) return ClassifyAgainstStore(batch);
   checker_.Mark();
   Status st;
   for (const log::EventRecord& r : batch) {

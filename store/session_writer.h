@@ -72,6 +72,8 @@ class SessionWriter {
   // Returns the event as validated: `event`, or its upgrade stored in `upgraded`.
   Result<const log::Event*> CheckLegacyAware(const log::Event& event, log::Event& upgraded);
   Result<log::AppendOutcome> CompareResend(const PreparedRow& row, std::string_view text);
+  // kAlreadyAppended when every event is stored with identical text, else Conflict.
+  Result<log::AppendOutcome> ClassifyAgainstStore(std::span<const log::EventRecord> events);
 
   EventStore& store_;
   std::string session_id_;

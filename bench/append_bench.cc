@@ -21,10 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void RemoveDb(const std::string& db) {
-  for (const char* suffix : {"", "-wal", "-shm", "-lock"}) fs::remove(db + suffix);
-}
-
 std::vector<log::EventRecord> Events(int64_t n) {
   std::vector<log::EventRecord> all;
   GenerateLog("append-bench", n, 42, [&](const std::vector<log::EventRecord>& batch) {
@@ -36,7 +32,7 @@ std::vector<log::EventRecord> Events(int64_t n) {
 
 double RetraceAppends(const std::vector<log::EventRecord>& events, size_t batch, store::Durability durability,
                       const std::string& db) {
-  RemoveDb(db);
+  RemoveDatabase(db);
   store::StoreOptions options;
   options.durability = durability;
   auto s = store::EventStore::Open(db, options);
@@ -58,7 +54,7 @@ double RetraceAppends(const std::vector<log::EventRecord>& events, size_t batch,
 
 // One INSERT per event, each its own (autocommit) transaction.
 double PlainSingleCommits(const std::vector<log::EventRecord>& events, const std::string& db_path) {
-  RemoveDb(db_path);
+  RemoveDatabase(db_path);
   auto db = store::Db::Open(db_path, store::Db::Mode::kReadWriteCreate);
   if (!db.ok() || !db->Exec("PRAGMA page_size=" + std::to_string(store::kPageSize) +
                             "; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"

@@ -22,14 +22,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void RemoveDb(const std::string& db) {
-  for (const char* suffix : {"", "-wal", "-shm", "-lock"}) fs::remove(db + suffix);
-}
-
 // The baseline: every line of the file into (seq, line), one transaction,
 // same journal mode and sync policy as the store.
 double PlainSqliteInsert(const std::string& file, const std::string& db_path, int page_size) {
-  RemoveDb(db_path);
+  RemoveDatabase(db_path);
   const double start = NowSeconds();
   auto db = store::Db::Open(db_path, store::Db::Mode::kReadWriteCreate);
   if (!db.ok() || !db->Exec("PRAGMA page_size=" + std::to_string(page_size) + "; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
@@ -49,7 +45,7 @@ double PlainSqliteInsert(const std::string& file, const std::string& db_path, in
 }
 
 double RetraceImport(const std::string& file, const std::string& db_path) {
-  RemoveDb(db_path);
+  RemoveDatabase(db_path);
   const double start = NowSeconds();
   auto store = store::EventStore::Open(db_path);
   if (!store.ok()) return -1;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <cstdlib>
 
 namespace retrace::bench {
@@ -30,6 +31,10 @@ Sample Collect(pid_t pid, int read_fd) {
 
 double NowSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void RemoveDatabase(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-lock"}) std::filesystem::remove(path + suffix);
 }
 
 Sample RunInChild(const std::function<double()>& body) {

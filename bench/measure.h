@@ -27,6 +27,9 @@ Sample Best(int reps, const std::function<Sample()>& run);
 
 double NowSeconds();
 
+// Deletes a SQLite database and its -wal, -shm and retrace -lock files.
+void RemoveDatabase(const std::string& path);
+
 }  // namespace retrace::bench
 
 #endif  // RETRACE_BENCH_MEASURE_H_

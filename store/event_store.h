@@ -1,9 +1,10 @@
 // EventStore: the durable SQLite event log of retrace.
 //
 // One database file holds many sessions. Each session keeps its verbatim
-// dsh header line; each event its verbatim JSON text plus extracted, indexed
-// columns (event_columns.h) and the packed-row layout it was imported with,
-// so export reproduces the original file byte for byte. The schema comes only
+// dsh header line; each storage line of its log — one event, or one packed
+// chunk row standing for several — is a row holding the verbatim text plus
+// extracted columns (event_columns.h), so export reproduces the original file
+// byte for byte (migrations/README.md). The schema comes only
 // from migrations/ (migrations.h). The database runs in WAL mode: readers
 // never block the writer.
 //

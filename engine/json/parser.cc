@@ -12,7 +12,7 @@ namespace {
 
 class Parser {
  public:
-  explicit Parser(std::string_view s) : s_(s) {}
+  Parser(std::string_view s, ParseOptions options) : s_(s), options_(options) {}
 
   Result<Value> Run() {
     SkipWs();
@@ -152,8 +152,13 @@ class Parser {
     auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), d);
     if (ec == std::errc::result_out_of_range) {
       // Underflow rounds to zero in JS; overflow would be Infinity (not lossless).
-      if (!Underflows(tok)) return i_ = start, Error("number out of range");
-      d = tok[0] == '-' ? -0.0 : 0.0;
+      if (Underflows(tok)) {
+        d = tok[0] == '-' ? -0.0 : 0.0;
+      } else if (options_.overflow_to_infinity) {
+        d = tok[0] == '-' ? -HUGE_VAL : HUGE_VAL;
+      } else {
+        return i_ = start, Error("number out of range");
+      }
     } else if (ec != std::errc() || p != tok.data() + tok.size()) {
       return i_ = start, Error("invalid number");
     }
@@ -263,12 +268,13 @@ class Parser {
   Status Failure() const { return Status::InvalidArgument(error_); }
 
   std::string_view s_;
+  ParseOptions options_;
   size_t i_ = 0;
   std::string error_;
 };
 
 }  // namespace
 
-Result<Value> Parse(std::string_view text) { return Parser(text).Run(); }
+Result<Value> Parse(std::string_view text, ParseOptions options) { return Parser(text, options).Run(); }
 
 }  // namespace retrace::json

@@ -37,6 +37,8 @@ class Spec {
   Spec Required() const { return With("required", true); }
 
   const json::Value& dsl() const { return node_; }
+  // A spec is its DSL value, so it can initialize a json::Value field directly.
+  operator json::Value() const { return node_; }  // NOLINT: implicit by design
 
  private:
   friend Spec Typed(std::string type);

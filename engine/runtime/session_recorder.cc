@@ -1,0 +1,242 @@
+#include "engine/runtime/session_recorder.h"
+
+#include <algorithm>
+
+#include "engine/log/turn_closers.h"
+
+namespace retrace::runtime {
+namespace {
+
+using json::Value;
+
+int64_t Int(const Value& data, std::string_view key) {
+  const Value* v = data.Find(key);
+  return v && v->is_number() ? static_cast<int64_t>(v->as_number()) : 0;
+}
+
+// Applies one normalized splice (dsh-agent's Array.splice) to a pending list.
+void ApplySplice(std::vector<Value>& list, const Value& data) {
+  const size_t start = std::min<size_t>(static_cast<size_t>(std::max<int64_t>(Int(data, "start"), 0)), list.size());
+  const size_t removed = std::min<size_t>(static_cast<size_t>(std::max<int64_t>(Int(data, "removedCount"), 0)),
+                                          list.size() - start);
+  list.erase(list.begin() + static_cast<ptrdiff_t>(start), list.begin() + static_cast<ptrdiff_t>(start + removed));
+  if (const Value* inserted = data.Find("inserted"); inserted && inserted->is_array()) {
+    list.insert(list.begin() + static_cast<ptrdiff_t>(start), inserted->as_array().begin(), inserted->as_array().end());
+  }
+}
+
+Value TurnStepData(int turn, int step) { return Value::MakeObject({{"turn", turn}, {"step", step}}); }
+
+}  // namespace
+
+Value MakeUserMessage(Value::Array content, Value source, std::string id) {
+  return Value::MakeObject(
+      {{"content", Value(std::move(content))}, {"source", std::move(source)}, {"role", "user"}, {"id", std::move(id)}});
+}
+
+Result<std::unique_ptr<SessionRecorder>> SessionRecorder::Open(log::EventLog& log, const log::SessionHeader& header,
+                                                               RecorderEnv env) {
+  std::unique_ptr<SessionRecorder> rec(new SessionRecorder(log, header.id, std::move(env)));
+  Result<log::SessionHeader> existing = log.ReadHeader(header.id);
+  if (existing.ok()) {
+    RETURN_IF_ERROR(rec->Resume());
+  } else if (existing.status().code() == Status::Code::kNotFound) {
+    RETURN_IF_ERROR(log.CreateSession(header));
+  } else {
+    return existing.status();
+  }
+  return rec;
+}
+
+Status SessionRecorder::Resume() {
+  ASSIGN_OR_RETURN(std::vector<log::EventRecord> records, log_.Read(session_id_, 0));
+  std::vector<log::Event> events;
+  events.reserve(records.size());
+  for (log::EventRecord& r : records) events.push_back(std::move(r.event));
+  for (const log::Event& e : events) Fold(e);
+  next_seq_ = static_cast<int64_t>(events.size());
+  std::vector<log::Event> closers = log::InterruptedTurnClosers(events);
+  if (closers.empty()) return Status::Ok();
+  std::vector<log::EventRecord> batch;
+  for (log::Event& e : closers) {
+    Fold(e);
+    batch.push_back(log::MakeRecord(std::move(e), log::EnvelopeOrder::kRepairCloser));
+  }
+  RETURN_IF_ERROR(log_.Append(session_id_, next_seq_, batch).status());
+  repaired_ = static_cast<int64_t>(batch.size());
+  next_seq_ += repaired_;
+  return Status::Ok();
+}
+
+void SessionRecorder::Fold(const log::Event& e) {
+  if (e.type == "turn/start") {
+    turn_ = static_cast<int>(Int(e.data, "turn"));
+    step_ = 0;
+    in_turn_ = true;
+  } else if (e.type == "turn/end") {
+    in_turn_ = in_step_ = false;
+  } else if (e.type == "step/start") {
+    step_ = static_cast<int>(Int(e.data, "step"));
+    in_step_ = true;
+  } else if (e.type == "step/end") {
+    in_step_ = false;
+  } else if (e.type == "agent/inbox/spliced") {
+    const Value* target = e.data.Find("target");
+    const bool next_turn = target && target->is_string() && target->as_string() == "next-turn";
+    ApplySplice(next_turn ? next_turn_ : next_step_, e.data);
+  }
+}
+
+log::Event SessionRecorder::NewEvent(std::string type, Value data, bool surface) {
+  log::Event e;
+  e.type = std::move(type);
+  e.time = env_.now_ms();
+  e.data = std::move(data);
+  if (surface) e.surface_op = log::SurfaceOp{};
+  return e;
+}
+
+Status SessionRecorder::Append(std::vector<log::Event> events) {
+  std::vector<log::EventRecord> batch;
+  batch.reserve(events.size());
+  int64_t seq = next_seq_;
+  for (log::Event& e : events) {
+    e.seq = seq++;
+    batch.push_back(log::MakeRecord(std::move(e)));
+  }
+  RETURN_IF_ERROR(log_.Append(session_id_, next_seq_, batch).status());
+  for (const log::EventRecord& r : batch) Fold(r.event);
+  next_seq_ = seq;
+  return Status::Ok();
+}
+
+log::Event SessionRecorder::Splice(const std::string& target, int64_t start, int64_t removed, Value::Array inserted) {
+  Value data = Value::MakeObject({{"target", target}, {"start", start}});
+  if (removed > 0) data.Set("removedCount", removed);
+  data.Set("inserted", Value(std::move(inserted)));
+  return NewEvent("agent/inbox/spliced", std::move(data));
+}
+
+Status SessionRecorder::FollowUp(Value user_message) {
+  Value::Array inserted;
+  inserted.push_back(std::move(user_message));
+  return Append({Splice("next-turn", static_cast<int64_t>(next_turn_.size()), 0, std::move(inserted))});
+}
+
+Status SessionRecorder::Inject(Value user_message) {
+  Value::Array inserted;
+  inserted.push_back(std::move(user_message));
+  return Append({Splice("next-step", static_cast<int64_t>(next_step_.size()), 0, std::move(inserted))});
+}
+
+Status SessionRecorder::BeginTurn() {
+  if (in_turn_) return Status::FailedPrecondition("turn " + std::to_string(turn_) + " is still open");
+  return Append({NewEvent("turn/start", Value::MakeObject({{"turn", turn_ + 1}}))});
+}
+
+Status SessionRecorder::BeginStep() {
+  if (!in_turn_) return Status::FailedPrecondition("no open turn to begin a step in");
+  if (in_step_) return Status::FailedPrecondition("step " + std::to_string(step_) + " is still open");
+  std::vector<log::Event> events;
+  std::vector<Value> claimed = next_step_;
+  if (!next_step_.empty()) events.push_back(Splice("next-step", 0, static_cast<int64_t>(next_step_.size()), {}));
+  if (step_ == 0 && !next_turn_.empty()) {
+    claimed.push_back(next_turn_.front());
+    events.push_back(Splice("next-turn", 0, 1, {}));
+  }
+  events.push_back(NewEvent("step/start", TurnStepData(turn_, step_ + 1)));
+  for (Value& m : claimed) events.push_back(NewEvent("user/message", std::move(m), /*surface=*/true));
+  return Append(std::move(events));
+}
+
+Status SessionRecorder::RecordAssistant(Value::Array content, const std::string& provider, const std::string& model,
+                                        std::optional<Value> usage) {
+  if (!in_step_) return Status::FailedPrecondition("no open step for an assistant message");
+  Value message = Value::MakeObject({{"role", "assistant"},
+                                     {"content", Value(std::move(content))},
+                                     {"source", Value::MakeObject({{"kind", "model"}, {"provider", provider}, {"model", model}})},
+                                     {"id", env_.new_id()}});
+  Value data = TurnStepData(turn_, step_);
+  data.Set("message", std::move(message));
+  if (usage) data.Set("usage", std::move(*usage));
+  log::Event e = NewEvent("assistant/message", std::move(data), /*surface=*/true);
+  e.source_event_seqs = std::vector<int64_t>{};  // no stream chunks were recorded
+  return Append({std::move(e)});
+}
+
+log::Event SessionRecorder::ToolResultEvent(const std::string& call_id, int64_t call_seq, const ToolResult& result) {
+  Value block = Value::MakeObject({{"type", "tool-result"},
+                                   {"toolCallId", call_id},
+                                   {"content", Value(result.content)},
+                                   {"isError", result.is_error}});
+  Value::Array blocks;
+  blocks.push_back(std::move(block));
+  Value message = Value::MakeObject({{"source", Value::MakeObject({{"kind", "tool"}, {"callId", call_id}})},
+                                     {"content", Value(std::move(blocks))},
+                                     {"role", "user"},
+                                     {"id", env_.new_id()}});
+  Value data = TurnStepData(turn_, step_);
+  data.Set("message", std::move(message));
+  if (result.error && result.error->info) {
+    data.Set("error", Value::MakeObject({{"name", result.error->info->name}, {"code", result.error->info->code}}));
+  }
+  if (result.meta) data.Set("meta", *result.meta);
+  log::Event e = NewEvent("tool/result", std::move(data), /*surface=*/true);
+  e.source_event_seqs = std::vector<int64_t>{call_seq};
+  return e;
+}
+
+asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime& runtime,
+                                                                     const std::vector<ModelToolCall>& calls,
+                                                                     Signal turn_signal, ScopePtr agent,
+                                                                     size_t max_parallel) {
+  if (!in_step_) co_return Status::FailedPrecondition("no open step for tool calls");
+  std::vector<ToolCallInput> inputs;
+  inputs.reserve(calls.size());
+  for (const ModelToolCall& c : calls) {
+    inputs.push_back({c.id, std::nullopt, c.name, ParseModelArguments(c.arguments), agent, std::nullopt, turn_signal});
+  }
+  std::vector<int64_t> call_seqs(calls.size(), -1);
+  BatchOutcome outcome;
+  BatchHooks hooks;
+  hooks.on_start = [&](size_t i) {
+    call_seqs[i] = next_seq_;
+    Value data = TurnStepData(turn_, step_);
+    data.Set("callId", calls[i].id);
+    data.Set("name", calls[i].name);
+    data.Set("arguments", calls[i].arguments);
+    return Append({NewEvent("tool/call", std::move(data))});
+  };
+  hooks.on_commit = [&](size_t i, const ToolResultPtr& result) {
+    std::vector<log::Event> events;
+    events.push_back(ToolResultEvent(calls[i].id, call_seqs[i], *result));
+    int64_t pending = static_cast<int64_t>(next_step_.size());
+    for (const Value& context : result->additional_contexts) {
+      Value::Array inserted;
+      inserted.push_back(context);
+      events.push_back(Splice("next-step", pending++, 0, std::move(inserted)));
+    }
+    outcome.concludes_turn = outcome.concludes_turn || (!result->is_error && result->concludes_turn);
+    return Append(std::move(events));
+  };
+  Status st = co_await RunBatch(runtime, std::move(inputs), max_parallel, turn_signal, std::move(hooks));
+  if (!st.ok()) co_return st;
+  outcome.cancelled = turn_signal.aborted();
+  co_return outcome;
+}
+
+Status SessionRecorder::EndStep() {
+  if (!in_step_) return Status::FailedPrecondition("no open step to end");
+  return Append({NewEvent("step/end", TurnStepData(turn_, step_))});
+}
+
+Status SessionRecorder::EndTurn(Value reason) {
+  if (!in_turn_) return Status::FailedPrecondition("no open turn to end");
+  std::vector<log::Event> events;
+  if (in_step_) events.push_back(NewEvent("step/end", TurnStepData(turn_, step_)));
+  events.push_back(NewEvent("turn/end", Value::MakeObject({{"turn", turn_}, {"reason", std::move(reason)}})));
+  return Append(std::move(events));
+}
+
+}  // namespace retrace::runtime
+

@@ -1,0 +1,129 @@
+// SessionRecorder: drives one session's turns and steps and records them
+// through an EventLog, in the shape dsh's agent loop writes
+// (spec/dsh-session-log.md §5.3, §6), so dsh's readers and its invariant
+// companion accept the log:
+//
+//   agent/inbox/spliced (next-turn insert: a prompt)        FollowUp()
+//   turn/start                                              BeginTurn()
+//   agent/inbox/spliced (claims) · step/start · user/message*   BeginStep()
+//   assistant/message                                       RecordAssistant()
+//   (tool/call … tool/result · agent/inbox/spliced*)*       RunToolCalls()
+//   step/end                                                EndStep()
+//   turn/end                                                EndTurn()
+//   agent/inbox/spliced (next-step insert), at any time     Inject()
+//
+// Every tool/call is appended — durable in the store's sense — before its
+// body can run; each tool/result carries the final content, isError, the
+// error identity and the presentationMeta as `meta`; the result's
+// additionalContexts follow it as next-step injections, claimed as
+// user/message at the next step (same message id). Calls not started when
+// the turn is cancelled get dsh's synthetic pair (ABORTED_BEFORE_DISPATCH).
+//
+// Open() resumes an existing session: a turn a crash left open is closed
+// first with dsh's interrupted-turn closers (TOOL_OUTCOME_UNKNOWN for a call
+// without a result), and the pending inbox is rebuilt from the log.
+//
+// The recorder never reads the clock or invents ids: both are parameters.
+#ifndef RETRACE_ENGINE_RUNTIME_SESSION_RECORDER_H_
+#define RETRACE_ENGINE_RUNTIME_SESSION_RECORDER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/base/status.h"
+#include "engine/json/value.h"
+#include "engine/log/event.h"
+#include "engine/log/event_log.h"
+#include "engine/log/session_header.h"
+#include "engine/runtime/asio.h"
+#include "engine/runtime/batch_scheduler.h"
+#include "engine/runtime/tool_runtime.h"
+
+namespace retrace::runtime {
+
+struct RecorderEnv {
+  std::function<int64_t()> now_ms;        // event `time`
+  std::function<std::string()> new_id;   // message ids (UUIDs in the CLI)
+};
+
+// A tool call as the model requested it.
+struct ModelToolCall {
+  std::string id;
+  std::string name;
+  std::string arguments;  // raw model text
+};
+
+struct BatchOutcome {
+  bool cancelled = false;       // the turn signal aborted during the batch
+  bool concludes_turn = false;  // a successful result called concludeTurn()
+};
+
+// UserMessage {content, source, role:"user", id} in dsh's key order.
+json::Value MakeUserMessage(json::Value::Array content, json::Value source, std::string id);
+
+class SessionRecorder {
+ public:
+  // Creates the session from `header` when it does not exist, else resumes it.
+  static Result<std::unique_ptr<SessionRecorder>> Open(log::EventLog& log, const log::SessionHeader& header,
+                                                       RecorderEnv env);
+
+  const std::string& session_id() const { return session_id_; }
+  int64_t next_seq() const { return next_seq_; }
+  int turn() const { return turn_; }
+  int step() const { return step_; }
+  bool in_turn() const { return in_turn_; }
+  bool in_step() const { return in_step_; }
+  // How many events Open() appended to close a crashed turn.
+  int64_t repaired_events() const { return repaired_; }
+
+  // Queues a prompt for the next turn (dsh followup).
+  Status FollowUp(json::Value user_message);
+  // Queues context for the next step (dsh agent.inject); durable at once.
+  Status Inject(json::Value user_message);
+
+  Status BeginTurn();
+  // Claims the pending inbox (next-step items, then — on a turn's first
+  // step — one next-turn item) and records it as the step's user messages.
+  Status BeginStep();
+  // assistant/message for `content` blocks (tool-call blocks included).
+  Status RecordAssistant(json::Value::Array content, const std::string& provider, const std::string& model,
+                         std::optional<json::Value> usage = std::nullopt);
+  // Runs `calls` through `runtime` (§9.2 scheduling) and records each call,
+  // result and context. `turn_signal` cancels the batch.
+  asio::awaitable<Result<BatchOutcome>> RunToolCalls(ToolRuntime& runtime, const std::vector<ModelToolCall>& calls,
+                                                      Signal turn_signal, ScopePtr agent = nullptr,
+                                                      size_t max_parallel = 10);
+  Status EndStep();
+  // `reason`: a TurnEndReason, e.g. {kind:"completed"}.
+  Status EndTurn(json::Value reason);
+
+ private:
+  SessionRecorder(log::EventLog& log, std::string session_id, RecorderEnv env)
+      : log_(log), session_id_(std::move(session_id)), env_(std::move(env)) {}
+  Status Resume();
+  void Fold(const log::Event& event);
+  log::Event NewEvent(std::string type, json::Value data, bool surface = false);
+  Status Append(std::vector<log::Event> events);
+  log::Event Splice(const std::string& target, int64_t start, int64_t removed, json::Value::Array inserted);
+  log::Event ToolResultEvent(const std::string& call_id, int64_t call_seq, const ToolResult& result);
+
+  log::EventLog& log_;
+  std::string session_id_;
+  RecorderEnv env_;
+  int64_t next_seq_ = 0;
+  int64_t repaired_ = 0;
+  int turn_ = 0;
+  int step_ = 0;
+  bool in_turn_ = false;
+  bool in_step_ = false;
+  std::vector<json::Value> next_turn_;  // pending inbox lists (dsh-agent)
+  std::vector<json::Value> next_step_;
+};
+
+}  // namespace retrace::runtime
+
+#endif  // RETRACE_ENGINE_RUNTIME_SESSION_RECORDER_H_

@@ -1,0 +1,86 @@
+// ToolDefinition: a tool, defined once (dsh-tool-contract §3, §4.1) — model
+// schema, mandatory canonical output contract, body, and optional callbacks —
+// and DefineTool(), the typed builder that compiles the schema DSL and
+// validates arguments before the body runs.
+//
+//   auto echo = DefineTool({
+//       .name = "echo",
+//       .description = "Echo a string.",
+//       .parameters = schema::Parameters({{"s", schema::String().Required()}}),
+//       .output = {.schema = schema::String(),
+//                  .render = [](const json::Value&, const json::Value& v) { return TextContent(v.as_string()); }},
+//       .execute = [](ToolRunContext& run) { return *run.arguments().Find("s"); },
+//   });
+//
+// A body is either synchronous (`execute`; run on the runtime's blocking
+// pool, so it may block) or an Asio coroutine (`execute_async`; runs on the
+// caller's executor and must not block). Either way it observes
+// run.signal() and settles only after the work it owns has stopped. It
+// returns the canonical value; it throws ToolError (or any exception) for
+// infrastructure failures. Domain outcomes (a non-zero exit code) are values.
+#ifndef RETRACE_ENGINE_RUNTIME_TOOL_DEFINITION_H_
+#define RETRACE_ENGINE_RUNTIME_TOOL_DEFINITION_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/base/status.h"
+#include "engine/json/value.h"
+#include "engine/runtime/asio.h"
+#include "engine/runtime/execution.h"
+#include "engine/runtime/tool_result.h"
+
+namespace retrace::runtime {
+
+using RenderFn = std::function<Content(const json::Value& args, const json::Value& value)>;
+using PresentationMetaFn = std::function<json::Value(const json::Value& args, const json::Value& value)>;
+using SyncBody = std::function<json::Value(ToolRunContext&)>;
+using AsyncBody = std::function<asio::awaitable<json::Value>(ToolRunContext&)>;
+// Returns replacement content, or nullopt to keep it. Synchronous and total.
+using FinalizeContentFn = std::function<std::optional<Content>(const Execution&, const ToolResult&)>;
+using ConcurrencySafeFn = std::function<bool(const json::Value& args)>;
+// The durable projection a result presenter receives (§6.3).
+struct DurableResult {
+  const Content& content;
+  bool is_error;
+  const json::Value* meta;  // null when absent
+};
+// Presenters return a view (ToolCallView / ToolResultView JSON) or nullopt for the generic fallback.
+using PresentCallFn = std::function<std::optional<json::Value>(const json::Value& args)>;
+using PresentResultFn = std::function<std::optional<json::Value>(const json::Value& args, const DurableResult&)>;
+
+struct ToolOutput {
+  json::Value schema{};  // raw JSON Schema of the canonical value (DefineTool: the DSL)
+  RenderFn render{};     // value → model-facing content
+  PresentationMetaFn presentation_meta{};  // optional: value → durable `meta`
+};
+
+// The raw form the registry takes (§4.1). Immutable once registered.
+struct ToolDefinition {
+  std::string name{};
+  std::string description{};
+  json::Value parameters{};  // raw JSON Schema (DefineTool: the ParameterSchemaSpec DSL)
+  ToolOutput output{};
+  SyncBody execute{};         // exactly one of execute / execute_async
+  AsyncBody execute_async{};
+  std::optional<double> timeout_ms{};  // declarative; enforced by a timeout wrapper (timeout_policy.h)
+  ConcurrencySafeFn is_concurrency_safe{};
+  FinalizeContentFn finalize_content{};
+  PresentCallFn present_call{};
+  PresentResultFn present_result{};
+};
+
+using ToolDefinitionPtr = std::shared_ptr<const ToolDefinition>;
+
+// dsh's defineTool (§3): checks timeoutMs, compiles `parameters` and
+// `output.schema` from the DSL (exact JsonSchemaError texts), and wraps the
+// body so schema-invalid arguments throw ToolArgsError (INVALID_ARGS) inside
+// the body stage; isConcurrencySafe and the presenters soft-validate
+// (invalid arguments → false / nullopt).
+Result<ToolDefinitionPtr> DefineTool(ToolDefinition spec);
+
+}  // namespace retrace::runtime
+
+#endif  // RETRACE_ENGINE_RUNTIME_TOOL_DEFINITION_H_

@@ -40,8 +40,8 @@ struct ToolSchema {
 
 // A restriction: `allow` keeps only these inherited tools; `deny` hides these.
 struct ToolFilter {
-  std::optional<std::vector<std::string>> allow;
-  std::optional<std::vector<std::string>> deny;
+  std::optional<std::vector<std::string>> allow{};
+  std::optional<std::vector<std::string>> deny{};
 };
 
 inline constexpr char kRunCodeName[] = "run_code";

@@ -43,7 +43,7 @@ struct RuntimeOptions {
   // Threads of the blocking pool that runs synchronous bodies.
   int blocking_threads = 4;
   // Receives warnings (observer failures); default: spdlog::warn.
-  std::function<void(const std::string&)> warn;
+  std::function<void(const std::string&)> warn{};
 };
 
 class ToolRuntime {

@@ -64,6 +64,7 @@ asio::awaitable<Status> RunBatch(ToolRuntime& runtime, std::vector<ToolCallInput
       });
     }
     window.push_back(std::move(slot));
+    if (!parallel) co_await commit_oldest();  // a barrier: nothing starts before it commits
   }
   while (!window.empty()) co_await commit_oldest();
 

@@ -22,10 +22,8 @@ T Run(asio::awaitable<T> aw) {
   asio::io_context io;
   std::optional<T> out;
   std::exception_ptr error;
-  asio::co_spawn(io, std::move(aw), [&](std::exception_ptr e, T v) {
-    error = e;
-    if (!e) out.emplace(std::move(v));
-  });
+  auto store = [&out](asio::awaitable<T> a) -> asio::awaitable<void> { out.emplace(co_await std::move(a)); };
+  asio::co_spawn(io, store(std::move(aw)), [&](std::exception_ptr e) { error = e; });
   io.run();
   if (error) std::rethrow_exception(error);
   return std::move(*out);

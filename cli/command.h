@@ -36,6 +36,7 @@ Command SessionsCommand();
 Command EventsCommand();
 Command RepairCommand();
 Command MigrateCommand();
+Command RunCommand();
 
 }  // namespace retrace::cli
 

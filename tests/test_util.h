@@ -2,6 +2,10 @@
 #ifndef RETRACE_TESTS_TEST_UTIL_H_
 #define RETRACE_TESTS_TEST_UTIL_H_
 
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -43,6 +47,24 @@ inline const std::vector<std::string>& RawFixtures() {
       "s1-tools-inject.jsonl", "s2-interrupted-tool.crashed.jsonl", "s2-interrupted-tool.repaired-resumed.jsonl",
       "c01-fs-read.jsonl",     "c04-bash-jobs.jsonl",               "c06-errors-policy.jsonl"};
   return kFixtures;
+}
+
+struct ShellOutcome {
+  int code = -1;     // the exit status, or -1 if the command did not exit normally
+  std::string out;   // whatever the command printed on the stream it was given
+};
+
+// Runs `command` through /bin/sh and captures its stdout (append "2>&1" for both).
+inline ShellOutcome Shell(const std::string& command) {
+  ShellOutcome r;
+  FILE* p = popen(command.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
 }
 
 // A fresh directory removed on destruction.

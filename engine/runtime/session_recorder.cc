@@ -217,6 +217,7 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
       events.push_back(Splice("next-step", pending++, 0, std::move(inserted)));
     }
     outcome.concludes_turn = outcome.concludes_turn || (!result->is_error && result->concludes_turn);
+    outcome.errors += result->is_error;
     return Append(std::move(events));
   };
   Status st = co_await RunBatch(runtime, std::move(inputs), max_parallel, turn_signal, std::move(hooks));

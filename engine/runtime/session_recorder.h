@@ -60,6 +60,7 @@ struct ModelToolCall {
 struct BatchOutcome {
   bool cancelled = false;       // the turn signal aborted during the batch
   bool concludes_turn = false;  // a successful result called concludeTurn()
+  int64_t errors = 0;           // isError results
 };
 
 // UserMessage {content, source, role:"user", id} in dsh's key order.

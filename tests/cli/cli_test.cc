@@ -16,25 +16,14 @@ using retrace::testing::FixturePath;
 using retrace::testing::ReadFile;
 using retrace::testing::TempDir;
 
-struct Outcome {
-  int code = -1;
-  std::string out;  // stdout and stderr, interleaved
-};
+using Outcome = retrace::testing::ShellOutcome;
 
 class CliTest : public ::testing::Test {
  protected:
   // Runs `retrace --db <tmp>/t.db <args>` with stdin from /dev/null.
   Outcome Retrace(const std::string& args) {
-    const std::string cmd = std::string(RETRACE_BUILD_DIR) + "/cli/retrace --db " + dir_ / "t.db" + " " + args +
-                            " 2>&1 </dev/null";
-    Outcome r;
-    FILE* p = popen(cmd.c_str(), "r");
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-    const int status = pclose(p);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+    return retrace::testing::Shell(std::string(RETRACE_BUILD_DIR) + "/cli/retrace --db " + dir_ / "t.db" + " " + args +
+                                   " 2>&1 </dev/null");
   }
   TempDir dir_;
 };

@@ -1,5 +1,7 @@
 #include "engine/json/writer.h"
 
+#include "engine/json/utf8.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -19,9 +21,10 @@ void AppendUnicodeEscape(std::string& out, uint32_t unit) {
   out += kHex[unit & 0xF];
 }
 
-// Characters that need no escape: printable ASCII except '"' and '\\', and
-// every byte >= 0x80 except the lead byte 0xED (which may start a surrogate).
-constexpr bool NeedsCare(unsigned char b) { return b < 0x20 || b == '"' || b == '\\' || b == 0xED; }
+// Characters that need no escape: printable ASCII except '"' and '\\'. Bytes
+// >= 0x80 are checked: valid UTF-8 and WTF-8 surrogates pass, anything else
+// is written as U+FFFD (see writer.h).
+constexpr bool NeedsCare(unsigned char b) { return b < 0x20 || b == '"' || b == '\\' || b >= 0x80; }
 
 struct Frame {
   const Value* v;
@@ -39,16 +42,24 @@ void AppendQuoted(std::string& out, std::string_view s) {
     out.append(s.data() + run, i - run);
     if (i >= s.size()) break;
     const auto b = static_cast<unsigned char>(s[i]);
-    if (b == 0xED) {
-      // WTF-8 lone surrogate ED A0..BF xx → \udxxx; other ED sequences are plain UTF-8.
-      const auto b1 = i + 2 < s.size() ? static_cast<unsigned char>(s[i + 1]) : 0;
-      if (b1 >= 0xA0) {
-        const uint32_t unit = 0xD000 | ((b1 & 0x3F) << 6) | (static_cast<unsigned char>(s[i + 2]) & 0x3F);
-        AppendUnicodeEscape(out, unit);
-      } else {
-        out.append(s.data() + i, std::min<size_t>(3, s.size() - i));
-      }
+    if (b == 0xED && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0xA0 &&
+        static_cast<unsigned char>(s[i + 1]) <= 0xBF && (static_cast<unsigned char>(s[i + 2]) & 0xC0) == 0x80) {
+      // WTF-8 lone surrogate ED A0..BF xx → \udxxx (other ED sequences are plain UTF-8).
+      const uint32_t unit = 0xD000 | ((static_cast<unsigned char>(s[i + 1]) & 0x3F) << 6) |
+                            (static_cast<unsigned char>(s[i + 2]) & 0x3F);
+      AppendUnicodeEscape(out, unit);
       i += 3;
+      continue;
+    }
+    if (b >= 0x80) {
+      const size_t len = ValidUtf8SequenceLength(s.substr(i));
+      if (len == 0) {
+        out += "\xEF\xBF\xBD";  // not UTF-8: what decoding the bytes in JavaScript would give
+        ++i;
+      } else {
+        out.append(s.data() + i, len);
+        i += len;
+      }
       continue;
     }
     switch (b) {

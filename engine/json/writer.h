@@ -6,7 +6,10 @@
 //    -0 is written "0";
 //  - strings escape only '"', '\\' and U+0000..U+001F (\b \f \n \r \t short
 //    forms, others \u00xx) and lone surrogates (\udxxx, lowercase hex); all
-//    other characters, including U+2028/U+2029 and DEL, are written verbatim.
+//    other characters, including U+2028/U+2029 and DEL, are written verbatim;
+//  - bytes that are neither UTF-8 nor WTF-8 (a C++ caller's raw bytes: no
+//    JavaScript string holds them) are written as U+FFFD, one per byte, so
+//    the output is always text the parser reads back.
 // Serialization is iterative: depth is limited only by memory.
 #ifndef RETRACE_ENGINE_JSON_WRITER_H_
 #define RETRACE_ENGINE_JSON_WRITER_H_

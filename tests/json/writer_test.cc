@@ -1,3 +1,4 @@
+#include "engine/json/parser.h"
 #include "engine/json/writer.h"
 
 #include <gtest/gtest.h>
@@ -62,6 +63,20 @@ TEST(JsonWriterTest, SetHoistsIndexKeys) {
   v.Set("a", 3);
   v.Set("2", 4);
   EXPECT_EQ(Serialize(v), R"({"2":4,"10":2,"b":1,"a":3})");
+}
+
+TEST(JsonWriterTest, BytesThatAreNotUtf8BecomeReplacementCharactersAndReadBack) {
+  // Lone 0xFF, a truncated 3-byte sequence, an overlong '/', a truncated surrogate lead.
+  const std::string raw = std::string("a\xff") + "\xe2\x82" + "\xc0\xaf" + "\xed\xa0";
+  const std::string text = Serialize(Value(raw));
+  std::string want = "\"a";
+  for (int k = 0; k < 7; ++k) want += "\xEF\xBF\xBD";  // one U+FFFD per byte that is not part of UTF-8
+  EXPECT_EQ(text, want + "\"");
+  retrace::Result<Value> back = Parse(text);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(Serialize(*back), text);
+  // A well-formed WTF-8 surrogate and ordinary UTF-8 are untouched.
+  EXPECT_EQ(Serialize(Value(std::string("\xed\xa0\x80\xed\x9f\xbf"))), "\"\\ud800\xed\x9f\xbf\"");
 }
 
 }  // namespace

@@ -49,7 +49,7 @@ class RecorderTest : public ::testing::Test {
     if (!st.ok()) return st;
     st = rec_->RecordAssistant(ToolCallBlocks(calls), "test", "model");
     if (!st.ok()) return st;
-    Result<BatchOutcome> out = testing::Run(rec_->RunToolCalls(rt_, calls, signal));
+    Result<BatchOutcome> out = testing::RunSync(rec_->RunToolCalls(rt_, calls, signal));
     if (out.ok()) st = rec_->EndStep();
     return st.ok() ? out : Result<BatchOutcome>(st);
   }
@@ -229,7 +229,7 @@ std::vector<std::string> RunTraced(ToolRuntime& rt, const std::vector<std::pair<
                      trace.push_back("result" + std::to_string(i));
                      return Status::Ok();
                    }};
-  Status st = testing::Run(RunBatch(rt, std::move(inputs), max_parallel, Signal(), hooks));
+  Status st = testing::RunSync(RunBatch(rt, std::move(inputs), max_parallel, Signal(), hooks));
   EXPECT_TRUE(st.ok());
   return trace;
 }
@@ -273,7 +273,7 @@ TEST(BatchSchedulerTest, HookFailureStopsTheBatch) {
   int started = 0;
   BatchHooks hooks{[&](size_t i) { return ++started, i == 1 ? Status::IoError("disk full") : Status::Ok(); },
                    [&](size_t, const ToolResultPtr&) { return Status::Ok(); }};
-  Status st = testing::Run(RunBatch(rt, std::move(inputs), 10, Signal(), hooks));
+  Status st = testing::RunSync(RunBatch(rt, std::move(inputs), 10, Signal(), hooks));
   EXPECT_EQ(st.message(), "disk full");
   EXPECT_EQ(started, 2);
 }

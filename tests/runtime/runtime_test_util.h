@@ -18,7 +18,7 @@ namespace retrace::runtime::testing {
 
 // Runs `aw` on a fresh io_context (one thread) and returns its value.
 template <typename T>
-T Run(asio::awaitable<T> aw) {
+T RunSync(asio::awaitable<T> aw) {
   asio::io_context io;
   std::optional<T> out;
   std::exception_ptr error;
@@ -37,7 +37,7 @@ inline ToolCallInput Call(std::string name, json::Value args, std::string call_i
   return in;
 }
 
-inline ToolResultPtr Exec(ToolRuntime& rt, ToolCallInput in) { return Run(rt.Execute(std::move(in))); }
+inline ToolResultPtr Exec(ToolRuntime& rt, ToolCallInput in) { return RunSync(rt.Execute(std::move(in))); }
 
 inline json::Value Args(std::initializer_list<json::Value::Member> members) { return json::Value::MakeObject(members); }
 

@@ -97,6 +97,7 @@ log::Event SessionRecorder::NewEvent(std::string type, Value data, bool surface)
 }
 
 Status SessionRecorder::Append(std::vector<log::Event> events) {
+  std::lock_guard lock(mu_);
   std::vector<log::EventRecord> batch;
   batch.reserve(events.size());
   int64_t seq = next_seq_;
@@ -118,23 +119,27 @@ log::Event SessionRecorder::Splice(const std::string& target, int64_t start, int
 }
 
 Status SessionRecorder::FollowUp(Value user_message) {
+  std::lock_guard lock(mu_);
   Value::Array inserted;
   inserted.push_back(std::move(user_message));
   return Append({Splice("next-turn", static_cast<int64_t>(next_turn_.size()), 0, std::move(inserted))});
 }
 
 Status SessionRecorder::Inject(Value user_message) {
+  std::lock_guard lock(mu_);
   Value::Array inserted;
   inserted.push_back(std::move(user_message));
   return Append({Splice("next-step", static_cast<int64_t>(next_step_.size()), 0, std::move(inserted))});
 }
 
 Status SessionRecorder::BeginTurn() {
+  std::lock_guard lock(mu_);
   if (in_turn_) return Status::FailedPrecondition("turn " + std::to_string(turn_) + " is still open");
   return Append({NewEvent("turn/start", Value::MakeObject({{"turn", turn_ + 1}}))});
 }
 
 Status SessionRecorder::BeginStep() {
+  std::lock_guard lock(mu_);
   if (!in_turn_) return Status::FailedPrecondition("no open turn to begin a step in");
   if (in_step_) return Status::FailedPrecondition("step " + std::to_string(step_) + " is still open");
   std::vector<log::Event> events;
@@ -151,6 +156,7 @@ Status SessionRecorder::BeginStep() {
 
 Status SessionRecorder::RecordAssistant(Value::Array content, const std::string& provider, const std::string& model,
                                         std::optional<Value> usage) {
+  std::lock_guard lock(mu_);
   if (!in_step_) return Status::FailedPrecondition("no open step for an assistant message");
   Value message = Value::MakeObject({{"role", "assistant"},
                                      {"content", Value(std::move(content))},
@@ -190,7 +196,10 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
                                                                      const std::vector<ModelToolCall>& calls,
                                                                      Signal turn_signal, ScopePtr agent,
                                                                      size_t max_parallel) {
-  if (!in_step_) co_return Status::FailedPrecondition("no open step for tool calls");
+  {
+    std::lock_guard lock(mu_);
+    if (!in_step_) co_return Status::FailedPrecondition("no open step for tool calls");
+  }
   std::vector<ToolCallInput> inputs;
   inputs.reserve(calls.size());
   for (const ModelToolCall& c : calls) {
@@ -200,6 +209,7 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
   BatchOutcome outcome;
   BatchHooks hooks;
   hooks.on_start = [&](size_t i) {
+    std::lock_guard lock(mu_);
     call_seqs[i] = next_seq_;
     Value data = TurnStepData(turn_, step_);
     data.Set("callId", calls[i].id);
@@ -208,6 +218,7 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
     return Append({NewEvent("tool/call", std::move(data))});
   };
   hooks.on_commit = [&](size_t i, const ToolResultPtr& result) {
+    std::lock_guard lock(mu_);
     std::vector<log::Event> events;
     events.push_back(ToolResultEvent(calls[i].id, call_seqs[i], *result));
     int64_t pending = static_cast<int64_t>(next_step_.size());
@@ -227,11 +238,13 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
 }
 
 Status SessionRecorder::EndStep() {
+  std::lock_guard lock(mu_);
   if (!in_step_) return Status::FailedPrecondition("no open step to end");
   return Append({NewEvent("step/end", TurnStepData(turn_, step_))});
 }
 
 Status SessionRecorder::EndTurn(Value reason) {
+  std::lock_guard lock(mu_);
   if (!in_turn_) return Status::FailedPrecondition("no open turn to end");
   std::vector<log::Event> events;
   if (in_step_) events.push_back(NewEvent("step/end", TurnStepData(turn_, step_)));

@@ -24,12 +24,15 @@
 // without a result), and the pending inbox is rebuilt from the log.
 //
 // The recorder never reads the clock or invents ids: both are parameters.
+// It is thread-safe: a tool body (on the blocking pool) or a background job
+// may Inject() while a batch is being recorded.
 #ifndef RETRACE_ENGINE_RUNTIME_SESSION_RECORDER_H_
 #define RETRACE_ENGINE_RUNTIME_SESSION_RECORDER_H_
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -112,6 +115,8 @@ class SessionRecorder {
   log::Event Splice(const std::string& target, int64_t start, int64_t removed, json::Value::Array inserted);
   log::Event ToolResultEvent(const std::string& call_id, int64_t call_seq, const ToolResult& result);
 
+  // Guards the log appends and the state below; never held across a co_await.
+  mutable std::recursive_mutex mu_;
   log::EventLog& log_;
   std::string session_id_;
   RecorderEnv env_;

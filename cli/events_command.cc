@@ -29,7 +29,13 @@ std::string Detail(const store::StoredEvent& e) {
     const json::Value* src = m != nullptr ? m->Find("source") : nullptr;
     const json::Value* err = data->Find("error");
     std::string d = StringField(src != nullptr ? src->Find("callId") : nullptr);
-    if (err != nullptr) d += " error " + StringField(err->Find("code"));
+    if (err != nullptr) return d + " error " + StringField(err->Find("code"));
+    // A failure without an identity (a plain thrown error, a denial) still says it failed.
+    const json::Value* content = m != nullptr ? m->Find("content") : nullptr;
+    if (content != nullptr && content->is_array() && !content->as_array().empty()) {
+      const json::Value* is_error = content->as_array()[0].Find("isError");
+      if (is_error != nullptr && is_error->is_bool() && is_error->as_bool()) d += " error";
+    }
     return d;
   }
   if (e.type == "turn/start" || e.type == "turn/end" || e.type == "step/start" || e.type == "step/end") {

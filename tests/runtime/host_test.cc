@@ -84,7 +84,7 @@ constexpr char kRichScript[] = R"({"op":"prompt","text":"exercise every path"}
 TEST_F(HostTest, RichScriptRecordsEveryOutcome) {
   ASSERT_EQ(Shell(kTestHost + " " + Db() + " " + Script("rich.jsonl", kRichScript) + " rich 2>&1").code, 0);
   const std::string events = Retrace("events rich").out;
-  for (const char* want : {"c5 error INVALID_ARGS", "c6 error INVALID_ARGS", "c7 error UNKNOWN_TOOL",
+  for (const char* want : {"c4 error\n", "c5 error INVALID_ARGS", "c6 error INVALID_ARGS", "c7 error UNKNOWN_TOOL",
                            "c9 error TOOL_TIMEOUT", "d2 error ABORTED", "e1 error ABORTED",
                            "e2 error ABORTED_BEFORE_DISPATCH", "turn 1 completed", "turn 3 aborted"}) {
     EXPECT_THAT(events, HasSubstr(want));

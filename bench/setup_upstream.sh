@@ -19,6 +19,11 @@ npm install --silent --no-audit --no-fund --legacy-peer-deps \
   @deepseek-ai/dsh-session@0.1.1-rc.2 @deepseek-ai/dsh-session-persistence@0.1.0-rc.8 \
   @deepseek-ai/dsh-session-persistence-jsonl@0.1.0-rc.8 @deepseek-ai/cordis@4.0.4 \
   @deepseek-ai/dsh-invariants@0.1.0-rc.8 @deepseek-ai/dsh-timeout@0.1.0-rc.8 \
-  @deepseek-ai/dsh-llm@0.1.1-rc.2 @deepseek-ai/dsh-scope@0.1.0-rc.8 @deepseek-ai/dsh-tools@0.1.0-rc.8 >/dev/null
+  @deepseek-ai/dsh-llm@0.1.1-rc.2 @deepseek-ai/dsh-scope@0.1.0-rc.8 @deepseek-ai/dsh-tools@0.1.0-rc.8 \
+  @deepseek-ai/dsh-tool-fs@0.1.0-rc.8 @deepseek-ai/dsh-tool-fs-search@0.1.0-rc.8 @deepseek-ai/dsh-tool-bash@0.1.0-rc.8 \
+  @deepseek-ai/dsh-tool-web@0.1.0-rc.8 @deepseek-ai/dsh-tool-jobs@0.1.0-rc.8 @deepseek-ai/dsh-fs@0.1.0-rc.8 \
+  @deepseek-ai/dsh-sandbox@0.1.0-rc.8 @deepseek-ai/dsh-attachment@0.1.0-rc.8 @deepseek-ai/dsh-shell@0.1.0-rc.8 \
+  @deepseek-ai/dsh-output-retention@0.1.0-rc.8 @deepseek-ai/dsh-jobs@0.1.0-rc.8 @deepseek-ai/dsh-settings@0.1.0-rc.8 \
+  @deepseek-ai/dsh-subprocess@0.1.0-rc.8 >/dev/null
 echo "NODE=$out/node22/package/bin/node"
 echo "UPSTREAM=$out"

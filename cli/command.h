@@ -37,6 +37,7 @@ Command EventsCommand();
 Command RepairCommand();
 Command MigrateCommand();
 Command RunCommand();
+Command ReplayCommand();
 
 }  // namespace retrace::cli
 

@@ -31,6 +31,7 @@
 #include "engine/runtime/asio.h"
 #include "engine/runtime/execution.h"
 #include "engine/runtime/tool_result.h"
+#include "presenters/presenter.h"
 
 namespace retrace::runtime {
 
@@ -41,15 +42,10 @@ using AsyncBody = std::function<asio::awaitable<json::Value>(ToolRunContext&)>;
 // Returns replacement content, or nullopt to keep it. Synchronous and total.
 using FinalizeContentFn = std::function<std::optional<Content>(const Execution&, const ToolResult&)>;
 using ConcurrencySafeFn = std::function<bool(const json::Value& args)>;
-// The durable projection a result presenter receives (§6.3).
-struct DurableResult {
-  const Content& content;
-  bool is_error;
-  const json::Value* meta;  // null when absent
-};
-// Presenters return a view (ToolCallView / ToolResultView JSON) or nullopt for the generic fallback.
-using PresentCallFn = std::function<std::optional<json::Value>(const json::Value& args)>;
-using PresentResultFn = std::function<std::optional<json::Value>(const json::Value& args, const DurableResult&)>;
+// Presenters (presenters/presenter.h): pure views of logged arguments and durable results.
+using presenters::DurableResult;
+using presenters::PresentCallFn;
+using presenters::PresentResultFn;
 
 struct ToolOutput {
   json::Value schema{};  // raw JSON Schema of the canonical value (DefineTool: the DSL)

@@ -1,0 +1,66 @@
+// Tool cards of a session (ARCHITECTURE.md "--format cards",
+// spec/dsh-session-log.md §11.4): one entry per tool call, in log order of
+// tool/call, with the tool's own pending and result views (soft-validated
+// presenters) and the effective display after the generic fallback.
+//
+//   {"sessionId", "calls": [{"callId", "name", "args", "pending", "result",
+//                            "isError", "display": {"pending", "result"}}]}
+//
+// A result without a call (the synthetic TOOL_NOT_STARTED) gets its card
+// where its tool/result is, named from the assistant's tool-call block. Only
+// append-origin results make cards (replacements are model-only). A call
+// without a result has result and isError null. Pure and deterministic.
+#ifndef RETRACE_ENGINE_REPLAY_CARDS_H_
+#define RETRACE_ENGINE_REPLAY_CARDS_H_
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/json/value.h"
+#include "engine/log/event.h"
+#include "presenters/presenter.h"
+
+namespace retrace::replay {
+
+// Only these event types matter to the cards; a caller may skip the rest unparsed.
+bool CardsNeed(std::string_view event_type);
+
+// dsh's argument parsing for presenters: "" → {}, text that is not JSON → the text.
+json::Value ParseLoggedArguments(std::string_view text);
+
+class CardBuilder {
+ public:
+  CardBuilder(std::string session_id, const presenters::PresenterSet& presenters)
+      : session_id_(std::move(session_id)), presenters_(presenters) {}
+
+  void set_session_id(std::string id) { session_id_ = std::move(id); }
+
+  // Feeds the next event, in seq order (events CardsNeed() rejects are ignored).
+  void Add(const log::Event& event);
+  // The card document.
+  json::Value Finish() const;
+
+ private:
+  struct Call {
+    std::string call_id{};
+    std::string name{};
+    json::Value args{};
+    bool has_result = false;
+    json::Value::Array content{};
+    bool is_error = false;
+    std::optional<json::Value> meta{};
+  };
+  json::Value CardOf(const Call& call) const;
+
+  std::string session_id_;
+  const presenters::PresenterSet& presenters_;
+  std::vector<Call> calls_;
+  std::map<std::string, size_t> open_;                               // callId → index, awaiting a result
+  std::map<std::string, std::pair<std::string, std::string>> asked_;  // callId → (name, arguments) requested
+};
+
+}  // namespace retrace::replay
+
+#endif  // RETRACE_ENGINE_REPLAY_CARDS_H_

@@ -1,0 +1,22 @@
+// The presenters of dsh's reference tools (dsh-reference-tools.md §2–§3):
+// read, write, edit, glob, grep, bash, web_search, web_fetch, job_output,
+// job_list and job_kill, each with the parameter schema of a default
+// deployment (background jobs on, no sandbox), byte-identical to what
+// upstream registers (tests/golden/cards/schemas.json). The built-in tools
+// reuse them; replay uses them for dsh logs.
+#ifndef RETRACE_PRESENTERS_REFERENCE_TOOLS_H_
+#define RETRACE_PRESENTERS_REFERENCE_TOOLS_H_
+
+#include "presenters/presenter.h"
+
+namespace retrace::presenters {
+
+// Every reference tool's parameter DSL (ParameterSchemaSpec), by name.
+json::Value ReferenceParameters(std::string_view tool);
+
+// The reference presenters, built once.
+const PresenterSet& ReferencePresenters();
+
+}  // namespace retrace::presenters
+
+#endif  // RETRACE_PRESENTERS_REFERENCE_TOOLS_H_

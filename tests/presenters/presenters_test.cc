@@ -1,0 +1,61 @@
+// The presenters layer: reference parameter schemas equal what upstream
+// registers, soft validation, and the generic fallback.
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "engine/json/parser.h"
+#include "engine/json/writer.h"
+#include "engine/schema/schema_compiler.h"
+#include "presenters/reference_tools.h"
+#include "tests/test_util.h"
+
+namespace retrace::presenters {
+namespace {
+
+using json::Value;
+
+TEST(ReferencePresentersTest, ParameterSchemasEqualUpstreams) {
+  const Value upstream =
+      json::Parse(retrace::testing::ReadFile(std::string(RETRACE_SOURCE_DIR) + "/tests/golden/cards/schemas.json"))
+          .value();
+  std::vector<std::string> names;
+  for (const auto& [name, schema] : upstream.as_object()) {
+    names.push_back(name);
+    Result<Value> ours = schema::CompileParameters(ReferenceParameters(name));
+    ASSERT_TRUE(ours.ok()) << name << ": " << ours.status().message();
+    EXPECT_EQ(json::Serialize(*ours), json::Serialize(schema)) << name;
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, ReferencePresenters().Names());  // the same tool set, no more, no less
+}
+
+TEST(ReferencePresentersTest, SoftValidationAndThrowsSelectTheFallback) {
+  PresenterSet set;
+  ASSERT_TRUE(set.Add(
+                     "t", Value::MakeObject({{"n", Value::MakeObject({{"type", "integer"}, {"required", true}})}}),
+                     [](const Value& args) -> std::optional<Value> {
+                       if (args.Find("n")->as_number() < 0) throw std::runtime_error("negative");
+                       return Value("view");
+                     },
+                     nullptr)
+                  .ok());
+  const ToolPresenter& p = *set.Find("t");
+  EXPECT_EQ(PresentCall(p, Value::MakeObject({{"n", 1}})), Value("view"));
+  EXPECT_FALSE(PresentCall(p, Value::MakeObject({{"n", "x"}})).has_value());  // fails the schema
+  EXPECT_FALSE(PresentCall(p, Value::MakeObject({{"n", -1}})).has_value());   // the presenter threw
+  Content content;
+  EXPECT_FALSE(PresentResult(p, Value::MakeObject({{"n", 1}}), {content, false, nullptr}).has_value());  // none
+}
+
+TEST(ReferencePresentersTest, FallbackKeepsThePendingTitleAndShowsRawContent) {
+  const Value call = FallbackCall("deploy", Value::MakeObject({{"env", "prod"}}));
+  EXPECT_EQ(json::Serialize(call), R"({"card":"generic","title":"deploy","rawInput":{"env":"prod"}})");
+  Content content;
+  content.push_back(Value::MakeObject({{"type", "text"}, {"text", "ok"}}));
+  EXPECT_EQ(json::Serialize(FallbackResult(call, content)),
+            R"({"card":"generic","title":"deploy","content":[{"type":"text","text":"ok"}]})");
+}
+
+}  // namespace
+}  // namespace retrace::presenters

@@ -31,7 +31,9 @@ class CliTest : public ::testing::Test {
 TEST_F(CliTest, HelpListsEveryCommandAndTheExitCodes) {
   Outcome r = Retrace("--help");
   EXPECT_EQ(r.code, 0);
-  for (const char* c : {"import", "export", "sessions", "events", "repair", "migrate"}) EXPECT_THAT(r.out, HasSubstr(c));
+  for (const char* c : {"import", "export", "sessions", "events", "repair", "migrate", "run", "replay"}) {
+    EXPECT_THAT(r.out, HasSubstr(c));
+  }
   EXPECT_THAT(r.out, HasSubstr("Exit codes"));
   EXPECT_EQ(Retrace("import --help").code, 0);
 }
@@ -109,6 +111,20 @@ TEST_F(CliTest, ExportIntoADshRoot) {
   Outcome r = Retrace("export s1-tools-inject --zstd --dsh-root " + dir_ / "root");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("root/--home-dev-calc--/s1-tools-inject/session.jsonl.zstd"));
+}
+
+TEST_F(CliTest, ReplayCardsFromAFileOrTheStoreMatchUpstream) {
+  const std::string golden =
+      ReadFile(std::string(RETRACE_SOURCE_DIR) + "/tests/golden/cards/c06-errors-policy.cards.json");
+  Outcome file = Retrace("replay " + FixturePath("c06-errors-policy.jsonl"));
+  EXPECT_EQ(file.code, 0);
+  EXPECT_EQ(file.out, golden);
+  ASSERT_EQ(Retrace("import " + FixturePath("c06-errors-policy.jsonl")).code, 0);
+  EXPECT_EQ(Retrace("replay c06-errors-policy --format cards").out, golden);
+  ASSERT_EQ(Retrace("replay c06-errors-policy -o " + dir_ / "cards.json").code, 0);
+  EXPECT_EQ(ReadFile(dir_ / "cards.json"), golden);
+  EXPECT_EQ(Retrace("replay nope").code, 6);
+  EXPECT_EQ(Retrace("replay c06-errors-policy --format pdf").code, 2);
 }
 
 }  // namespace

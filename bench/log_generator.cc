@@ -18,8 +18,9 @@ constexpr const char* kWords[] = {"the", "function", "returns", "value", "error"
 
 class Generator {
  public:
-  Generator(std::string id, uint64_t seed, const std::function<void(const std::vector<log::EventRecord>&)>& sink)
-      : id_(std::move(id)), rng_(seed), sink_(sink) {}
+  Generator(std::string id, uint64_t seed, const std::function<void(const std::vector<log::EventRecord>&)>& sink,
+            bool read_cards)
+      : id_(std::move(id)), rng_(seed), sink_(sink), read_cards_(read_cards) {}
 
   int64_t Turn(int turn) {
     Emit("agent/inbox/spliced", Value::MakeObject({{"target", "next-turn"}, {"start", 0},
@@ -105,7 +106,20 @@ class Generator {
     ++tool_calls_;
     std::string body;  // several KB of "file" text
     const uint64_t lines = 40 + rng_() % 120;
-    for (uint64_t l = 1; l <= lines; ++l) body += std::to_string(l) + "\t" + Words(4 + rng_() % 8) + "\n";
+    Value::Array meta_lines;
+    for (uint64_t l = 1; l <= lines; ++l) {
+      const std::string text = Words(4 + rng_() % 8);
+      if (read_cards_) {
+        body += std::to_string(l) + ": " + text + "\n";
+        meta_lines.push_back(Value::MakeObject({{"number", static_cast<int64_t>(l)}, {"text", text}}));
+      } else {
+        body += std::to_string(l) + "\t" + text + "\n";
+      }
+    }
+    if (read_cards_) {  // dsh-tool-fs's read envelope, as its presenters expect
+      body = "<path>/w/src/file.ts</path>\n<type>file</type>\n<content>\n" + body + "\n(End of file - total " +
+             std::to_string(lines) + " lines)\n</content>";
+    }
     const bool error = rng_() % 10 == 0;
     Value block = Value::MakeObject({{"type", "tool-result"}, {"toolCallId", call_id},
                                      {"content", Value::Array{Value::MakeObject({{"type", "text"}, {"text", error ? "Error: file not found" : body}})}}});
@@ -113,7 +127,12 @@ class Generator {
     Value message = Value::MakeObject({{"source", Value::MakeObject({{"kind", "tool"}, {"callId", call_id}})},
                                        {"content", Value::Array{std::move(block)}}, {"role", "user"}, {"id", NextId()}});
     Value data = Value::MakeObject({{"turn", turn}, {"step", step}, {"message", std::move(message)}});
-    if (!error) data.Set("meta", Value::MakeObject({{"path", "/w/src/file.ts"}, {"offset", 1}, {"totalLines", static_cast<int64_t>(lines)}}));
+    if (!error && read_cards_) {
+      data.Set("meta", Value::MakeObject({{"path", "/w/src/file.ts"}, {"offset", 1}, {"lines", Value(std::move(meta_lines))},
+                                          {"totalLines", static_cast<int64_t>(lines)}, {"lang", "ts"}}));
+    } else if (!error) {
+      data.Set("meta", Value::MakeObject({{"path", "/w/src/file.ts"}, {"offset", 1}, {"totalLines", static_cast<int64_t>(lines)}}));
+    }
     EmitSurface("tool/result", std::move(data), std::vector<int64_t>{call_seq});
   }
 
@@ -172,6 +191,7 @@ class Generator {
   const std::function<void(const std::vector<log::EventRecord>&)>& sink_;
   std::vector<log::EventRecord> batch_;
   std::vector<std::string> pending_args_;
+  bool read_cards_;
   int64_t seq_ = 0;
   int64_t time_ = 1796000000000;
   int64_t tool_calls_ = 0;
@@ -189,17 +209,18 @@ log::SessionHeader GeneratedHeader(const std::string& session_id) {
 }
 
 GeneratedLog GenerateLog(const std::string& session_id, int64_t min_events, uint64_t seed,
-                         const std::function<void(const std::vector<log::EventRecord>&)>& batch) {
+                         const std::function<void(const std::vector<log::EventRecord>&)>& batch, bool read_cards) {
   GeneratedLog out;
   out.header_line = log::SerializeHeaderLine(GeneratedHeader(session_id));
-  Generator g(session_id, seed, batch);
+  Generator g(session_id, seed, batch, read_cards);
   for (int turn = 1; g.seq() < min_events; ++turn) g.Turn(turn);
   out.events = g.seq();
   out.tool_calls = g.tool_calls();
   return out;
 }
 
-GeneratedLog WriteGeneratedLog(const std::string& path, const std::string& session_id, int64_t min_events, uint64_t seed) {
+GeneratedLog WriteGeneratedLog(const std::string& path, const std::string& session_id, int64_t min_events, uint64_t seed,
+                               bool read_cards) {
   FILE* f = std::fopen(path.c_str(), "wb");
   const std::string header = log::SerializeHeaderLine(GeneratedHeader(session_id)) + "\n";
   std::fwrite(header.data(), 1, header.size(), f);
@@ -210,7 +231,7 @@ GeneratedLog WriteGeneratedLog(const std::string& path, const std::string& sessi
       std::fputc('\n', f);
       bytes += line.size() + 1;
     }
-  });
+  }, read_cards);
   std::fclose(f);
   log.bytes = bytes;
   return log;

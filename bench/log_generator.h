@@ -27,13 +27,17 @@ struct GeneratedLog {
 log::SessionHeader GeneratedHeader(const std::string& session_id);
 
 // Streams a log of at least `min_events` events: `batch` receives each write
-// batch (one step) as events.
+// batch (one step) as events. With `read_cards`, read results are what
+// dsh-tool-fs writes (the <path>…</content> envelope, and meta with the lines
+// and lang), so replay builds real read cards; without it (the import and
+// append benchmarks), results are plain numbered text with a small meta.
 GeneratedLog GenerateLog(const std::string& session_id, int64_t min_events, uint64_t seed,
-                         const std::function<void(const std::vector<log::EventRecord>&)>& batch);
+                         const std::function<void(const std::vector<log::EventRecord>&)>& batch,
+                         bool read_cards = false);
 
 // Writes the generated log as raw JSONL to `path`.
 GeneratedLog WriteGeneratedLog(const std::string& path, const std::string& session_id, int64_t min_events,
-                               uint64_t seed = 42);
+                               uint64_t seed = 42, bool read_cards = false);
 
 }  // namespace retrace::bench
 

@@ -3,93 +3,15 @@
 // on the logged arguments and durable results.
 //   eval "$(bench/setup_upstream.sh)" && "$NODE" tests/golden/cards/generate.mjs "$UPSTREAM"
 import { readFileSync, writeFileSync, readdirSync } from 'node:fs';
-import { pathToFileURL, fileURLToPath } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { resolve, dirname } from 'node:path';
+import { upstreamTools, eventsOfLines, cardsOf } from './upstream_cards.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const upstream = process.argv[2];
-const load = (pkg) => import(pathToFileURL(resolve(upstream, 'node_modules/@deepseek-ai', pkg, 'lib/index.js')).href);
-const { Context } = await load('cordis');
-const { ToolRuntime } = await load('dsh-tools');
 
-const ctx = new Context();
-// Services the tool plugins inject. Presenters never touch them; registration only needs them present.
-// (An unconfined filesystem and shell: no sandbox fields are advertised, as in a default deployment.)
-const services = {
-  systemPrompt: { tools() { return () => {}; }, section() { return () => {}; } },
-  fs: {}, shell: {}, shellEnv: {}, subprocess: {}, web: {},
-  jobs: { attachController() { return () => {}; }, onJobDone() { return () => {}; }, list() { return []; } },
-};
-for (const [name, service] of Object.entries(services)) {
-  ctx.provide(name);
-  ctx.set(name, service);
-}
-ctx.plugin(ToolRuntime);
-for (const [pkg, config] of [['dsh-tool-fs', {}], ['dsh-tool-fs-search', { sampleOverCapGlobResults: true }],
-                             ['dsh-tool-bash', {}], ['dsh-tool-web', {}], ['dsh-tool-jobs', {}]]) {
-  ctx.plugin(await load(pkg), config);
-}
-await new Promise((r) => setTimeout(r, 100));
-const tools = ctx.get('tools');
+const tools = await upstreamTools(upstream);
 console.error('registered:', tools.schemas().map((s) => s.name).join(', '));
-
-// The tool-card document of ARCHITECTURE.md ("--format cards"), with the views computed by
-// the upstream presenters and the adapter fallback of dsh-tool-contract §6.3.
-function parseArgs(text) {
-  if (text === '') return {};
-  try { return JSON.parse(text); } catch { return text; }
-}
-const orNull = (v) => (v === undefined ? null : v);
-function cardsOf(lines) {
-  let sessionId = '';
-  const events = [];
-  for (const [i, line] of lines.entries()) {
-    let row;
-    try { row = JSON.parse(line); } catch (e) {
-      if (i === lines.length - 1) break;  // a torn last line, dropped as dsh's reader does
-      throw e;
-    }
-    if (row.type === 'session') sessionId = row.id;
-    else if (typeof row.seq === 'number') events.push(row);  // packed chunk rows carry no tool data
-  }
-  const requested = new Map();  // callId -> {name, arguments} from assistant tool-call blocks
-  const calls = [];
-  const byId = new Map();
-  for (const e of events) {
-    if (e.type === 'assistant/message') {
-      for (const b of e.data.message.content) if (b.type === 'tool-call') requested.set(b.id, { name: b.name, arguments: b.arguments });
-    } else if (e.type === 'tool/call') {
-      const call = { callId: e.data.callId, name: e.data.name, args: parseArgs(e.data.arguments) };
-      calls.push(call);
-      byId.set(call.callId, call);
-    } else if (e.type === 'tool/result' && e.surfaceOp === 'append') {
-      const block = e.data.message.content[0];
-      let call = byId.get(block.toolCallId);
-      if (call === undefined || call.done) {  // a result without a call (TOOL_NOT_STARTED)
-        const r = requested.get(block.toolCallId) ?? { name: '', arguments: '' };
-        call = { callId: block.toolCallId, name: r.name, args: parseArgs(r.arguments) };
-        calls.push(call);
-      }
-      call.done = true;
-      call.result = { content: block.content, isError: block.isError ?? false, ...(e.data.meta !== undefined ? { meta: e.data.meta } : {}) };
-    }
-  }
-  return {
-    sessionId,
-    calls: calls.map((c) => {
-      const def = tools.get(c.name);
-      const pending = orNull(def?.presentCall?.(c.args));
-      const result = c.result === undefined ? null : orNull(def?.presentResult?.(c.args, c.result));
-      const shownPending = pending ?? { card: 'generic', title: c.name, rawInput: c.args };
-      const shownResult = c.result === undefined ? null : (result ?? { card: 'generic', title: shownPending.title, content: c.result.content });
-      return {
-        callId: c.callId, name: c.name, args: c.args, pending, result,
-        isError: c.result === undefined ? null : c.result.isError,
-        display: { pending: shownPending, result: shownResult },
-      };
-    }),
-  };
-}
 
 // The parameter schemas the presenters soft-validate against, as this deployment registers them.
 writeFileSync(resolve(here, 'schemas.json'),
@@ -98,7 +20,8 @@ writeFileSync(resolve(here, 'schemas.json'),
 const fixtures = resolve(here, '../../fixtures');
 for (const file of readdirSync(fixtures).filter((f) => f.endsWith('.jsonl')).sort()) {
   const lines = readFileSync(resolve(fixtures, file), 'utf8').split('\n').filter((l) => l.length > 0);
-  const doc = cardsOf(lines);
+  const { sessionId, events } = eventsOfLines(lines);
+  const doc = cardsOf(sessionId, events, tools);
   writeFileSync(resolve(here, file.replace(/\.jsonl$/, '.cards.json')), JSON.stringify(doc) + '\n');
   console.error(`${file}: ${doc.calls.length} calls`);
 }

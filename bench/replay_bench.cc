@@ -1,0 +1,123 @@
+// Replay to tool cards, file in → cards out, side by side with the upstream
+// stack (dsh's JSONL load + the dsh tool packages' presenters in Node 22),
+// in one run, on a generated session whose read results carry real read
+// cards. Also from the store (imported beforehand), and a byte comparison of
+// retrace's cards with upstream's.
+//
+//   replay_bench [--events N] [--reps R] [--dir DIR] [--node NODE --upstream DIR]
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "bench/bench_options.h"
+#include "bench/log_generator.h"
+#include "bench/measure.h"
+#include "engine/json/writer.h"
+#include "engine/replay/cards.h"
+#include "presenters/reference_tools.h"
+#include "store/event_source.h"
+#include "store/importer.h"
+
+namespace retrace::bench {
+namespace {
+
+constexpr char kSession[] = "replay-bench";
+
+// Cards from a file or a stored session, serialized; optionally written to `out`.
+double Cards(const std::function<Status(const store::EventSink&)>& read, const std::string& out) {
+  const double start = NowSeconds();
+  replay::CardBuilder builder(kSession, presenters::ReferencePresenters());
+  Status st = read([&](const log::Event& e) {
+    builder.Add(e);
+    return Status::Ok();
+  });
+  if (!st.ok()) {
+    std::fprintf(stderr, "replay failed: %s\n", st.message().c_str());
+    return -1;
+  }
+  const std::string text = json::Serialize(builder.Finish()) + "\n";
+  const double seconds = NowSeconds() - start;
+  if (!out.empty()) {
+    FILE* f = std::fopen(out.c_str(), "wb");
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+  }
+  return seconds;
+}
+
+std::string Slurp(const std::string& path) {
+  std::string text;
+  if (FILE* f = std::fopen(path.c_str(), "rb")) {
+    char buf[1 << 16];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+    std::fclose(f);
+  }
+  return text;
+}
+
+void Row(const char* name, const Sample& s, const GeneratedLog& log) {
+  if (!s.ok) {
+    std::printf("%-46s %s\n", name, "failed/skipped");
+    return;
+  }
+  std::printf("%-46s %9.1f ms %11.0f events/s %9.0f calls/s %7.1f MB peak\n", name, s.seconds * 1e3,
+              static_cast<double>(log.events) / s.seconds, static_cast<double>(log.tool_calls) / s.seconds,
+              s.peak_rss_mb);
+}
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  int64_t events = 100000;
+  BenchOptions o;
+  CLI::App app{"retrace replay benchmark"};
+  app.add_option("--events", events, "Events in the generated session");
+  AddBenchOptions(app, o);
+  CLI11_PARSE(app, argc, argv);
+  std::filesystem::create_directories(o.dir);
+  const std::string file = o.dir + "/replay-bench.jsonl", db = o.dir + "/replay-bench.db";
+  const std::string ours_out = o.dir + "/replay-bench.cards.json", theirs_out = o.dir + "/replay-bench.upstream.json";
+  const GeneratedLog log = WriteGeneratedLog(file, kSession, events, 42, /*read_cards=*/true);
+  RemoveDatabase(db);
+  {
+    auto store = store::EventStore::Open(db);
+    if (!store.ok() || !store::ImportJsonl(**store, file).ok()) return std::fprintf(stderr, "import failed\n"), 1;
+  }
+  std::printf("session: %lld events, %lld tool calls, %.1f MB\n", static_cast<long long>(log.events),
+              static_cast<long long>(log.tool_calls), static_cast<double>(log.bytes) / 1e6);
+
+  const Sample from_file = Best(o.reps, [&] {
+    return RunInChild([&] {
+      return Cards([&](const store::EventSink& sink) { return store::ReadFileEvents(file, replay::CardsNeed, sink).status(); },
+                   ours_out);
+    });
+  });
+  const Sample from_store = Best(o.reps, [&] {
+    return RunInChild([&] {
+      auto store = store::EventStore::Open(db);
+      if (!store.ok()) return -1.0;
+      return Cards([&](const store::EventSink& sink) { return store::ReadStoredEvents(**store, kSession, replay::CardsNeed, sink); },
+                   "");
+    });
+  });
+  const Sample upstream = o.node.empty() ? Sample{} : Best(o.reps, [&] {
+    return RunCommand({o.node, RETRACE_SOURCE_DIR "/bench/upstream/replay.mjs", o.upstream, file, kSession,
+                       "/home/dev/bench", theirs_out});
+  });
+  Row("retrace cards, from the JSONL file", from_file, log);
+  Row("retrace cards, from the store", from_store, log);
+  Row("upstream load() + presenters (Node 22)", upstream, log);
+  if (from_file.ok && upstream.ok) {
+    std::printf("file in → cards out, retrace / upstream: %.1fx (target >= 10)\n", upstream.seconds / from_file.seconds);
+    std::printf("cards identical to upstream's: %s\n",
+                Slurp(ours_out) == Slurp(theirs_out) ? "yes" : "NO (compare bench/out/replay-bench*.json)");
+  }
+  RemoveDatabase(db);
+  return 0;
+}
+
+}  // namespace retrace::bench
+
+int main(int argc, char** argv) { return retrace::bench::Main(argc, argv); }

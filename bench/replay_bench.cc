@@ -28,15 +28,15 @@ constexpr char kSession[] = "replay-bench";
 double Cards(const std::function<Status(const store::EventSink&)>& read, const std::string& out) {
   const double start = NowSeconds();
   replay::CardBuilder builder(kSession, presenters::ReferencePresenters());
-  Status st = read([&](const log::Event& e) {
-    builder.Add(e);
+  Status st = read([&](log::Event&& e) {
+    builder.Add(std::move(e));
     return Status::Ok();
   });
   if (!st.ok()) {
     std::fprintf(stderr, "replay failed: %s\n", st.message().c_str());
     return -1;
   }
-  const std::string text = json::Serialize(builder.Finish()) + "\n";
+  const std::string text = builder.FinishText() + "\n";
   const double seconds = NowSeconds() - start;
   if (!out.empty()) {
     FILE* f = std::fopen(out.c_str(), "wb");

@@ -26,20 +26,20 @@ bool IsFile(const std::string& source) {
 
 Result<std::string> Cards(const Context& ctx, const std::string& source) {
   std::optional<replay::CardBuilder> builder;
-  auto sink = [&](const log::Event& e) {
-    builder->Add(e);
+  auto sink = [&](log::Event&& e) {
+    builder->Add(std::move(e));
     return Status::Ok();
   };
   if (IsFile(source)) {
     builder.emplace("", presenters::ReferencePresenters());
     ASSIGN_OR_RETURN(std::string id, store::ReadFileEvents(source, replay::CardsNeed, sink));
     builder->set_session_id(std::move(id));  // known once the header has been read
-    return json::Serialize(builder->Finish()) + "\n";
+    return builder->FinishText() + "\n";
   }
   ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, ctx.OpenStore(false, /*create=*/false));
   builder.emplace(source, presenters::ReferencePresenters());
   RETURN_IF_ERROR(store::ReadStoredEvents(*store, source, replay::CardsNeed, sink));
-  return json::Serialize(builder->Finish()) + "\n";
+  return builder->FinishText() + "\n";
 }
 
 int Run(const Context& ctx, const Args& a) {

@@ -16,7 +16,8 @@
 namespace retrace::store {
 
 using TypeFilter = std::function<bool(std::string_view type)>;
-using EventSink = std::function<Status(const log::Event&)>;
+// Receives each event; it may take (move from) the event.
+using EventSink = std::function<Status(log::Event&&)>;
 
 Status ReadStoredEvents(EventStore& store, std::string_view session_id, const TypeFilter& need, const EventSink& sink);
 

@@ -9,24 +9,26 @@ namespace {
 
 using json::Value;
 
-// Recursion is bounded by simdjson's maximum depth (1024).
-Value Convert(simdjson::dom::element el) {
+// Recursion is bounded by simdjson's maximum depth (1024). With `blank`,
+// strings convert as "" (kinds and structure are kept, contents are not).
+Value Convert(simdjson::dom::element el, bool blank = false) {
   switch (el.type()) {
     case simdjson::dom::element_type::OBJECT: {
       Value v = Value::MakeObject();
       const simdjson::dom::object obj(el);
       v.as_object().reserve(obj.size());
-      for (auto field : obj) v.Set(std::string(field.key), Convert(field.value));
+      for (auto field : obj) v.Set(std::string(field.key), Convert(field.value, blank));
       return v;
     }
     case simdjson::dom::element_type::ARRAY: {
       Value::Array a;
       const simdjson::dom::array arr(el);
       a.reserve(arr.size());
-      for (simdjson::dom::element child : arr) a.push_back(Convert(child));
+      for (simdjson::dom::element child : arr) a.push_back(Convert(child, blank));
       return Value(std::move(a));
     }
-    case simdjson::dom::element_type::STRING: return Value(std::string_view(el.get_string().value_unsafe()));
+    case simdjson::dom::element_type::STRING:
+      return blank ? Value(std::string()) : Value(std::string_view(el.get_string().value_unsafe()));
     case simdjson::dom::element_type::INT64: return Value(static_cast<double>(el.get_int64().value_unsafe()));
     case simdjson::dom::element_type::UINT64: return Value(static_cast<double>(el.get_uint64().value_unsafe()));
     case simdjson::dom::element_type::DOUBLE: return Value(el.get_double().value_unsafe());
@@ -50,6 +52,24 @@ Result<Value> FastJsonParser::Parse(std::string_view text) {
   // realloc_if_needed: the text is copied into a padded buffer when required.
   if (impl_->parser.parse(text.data(), text.size(), true).get(doc) != simdjson::SUCCESS) return json::Parse(text);
   return Convert(doc);
+}
+
+Result<Value> FastJsonParser::ParseUnlessNeeded(std::string_view text, const std::function<bool(std::string_view)>& need) {
+  simdjson::dom::element doc;
+  if (impl_->parser.parse(text.data(), text.size(), true).get(doc) != simdjson::SUCCESS) return json::Parse(text);
+  std::string_view type;
+  if (doc.type() != simdjson::dom::element_type::OBJECT || doc["type"].get(type) != simdjson::SUCCESS || need(type)) {
+    return Convert(doc);
+  }
+  // A packed chunk row's data keeps its shape (the row checks read it); a
+  // plain event's data is not looked at, so it is not converted at all.
+  const bool packed = type.size() > 7 && type.substr(type.size() - 7) == "-chunks";
+  Value v = Value::MakeObject();
+  for (auto field : simdjson::dom::object(doc)) {
+    const bool data = field.key == "data";
+    v.Set(std::string(field.key), data && !packed ? Value() : Convert(field.value, data));
+  }
+  return v;
 }
 
 }  // namespace retrace::store

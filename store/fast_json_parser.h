@@ -10,6 +10,7 @@
 #ifndef RETRACE_STORE_FAST_JSON_PARSER_H_
 #define RETRACE_STORE_FAST_JSON_PARSER_H_
 
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -26,6 +27,13 @@ class FastJsonParser {
   FastJsonParser& operator=(const FastJsonParser&) = delete;
 
   Result<json::Value> Parse(std::string_view text);
+
+  // For readers that need only some event types. A line whose string "type"
+  // fails `need` keeps its envelope; its "data" becomes null for a plain
+  // event, and, for a packed chunk row ("…-chunks"), keeps its shape with
+  // every string blanked to "" (all the row checks look at). The contents are
+  // never copied. Lines that pass `need` (or have no type) convert whole.
+  Result<json::Value> ParseUnlessNeeded(std::string_view text, const std::function<bool(std::string_view)>& need);
 
  private:
   struct Impl;

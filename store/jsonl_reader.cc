@@ -45,7 +45,7 @@ Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& is
   };
   StorageRecord rec;
   rec.line = line_;
-  auto parsed = parser_.Parse(line);
+  auto parsed = need_ ? parser_.ParseUnlessNeeded(line, need_) : parser_.Parse(line);
   if (!parsed.ok()) {
     issue = "corrupt session log: unparsable committed event at " + at + " (" + parsed.status().message() + ")";
     return Status::Corruption(issue);
@@ -74,7 +74,7 @@ Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& is
     rec.event = std::move(event).value();
     rec.first_seq = rec.event.seq;
   }
-  rec.text = std::string(line);
+  if (!need_ || (!rec.packed && need_(rec.event.type))) rec.text = std::string(line);
   return rec;
 }
 

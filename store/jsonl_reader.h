@@ -15,6 +15,7 @@
 #define RETRACE_STORE_JSONL_READER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,6 +61,11 @@ class JsonlReader {
   // Errors name the file and line.
   Result<std::optional<StorageRecord>> Next();
 
+  // Reads only events whose type passes `need` in full: the others are still
+  // checked (read rules, seq continuity, packed-row shape) but come back with
+  // blanked strings in `data` and no text. For replay-style consumers.
+  void set_type_filter(std::function<bool(std::string_view)> need) { need_ = std::move(need); }
+
   // After Next() returned nullopt: the dropped tail, if any.
   const std::optional<TornTail>& torn_tail() const { return torn_; }
 
@@ -77,6 +83,7 @@ class JsonlReader {
   std::string path_;
   std::unique_ptr<LineSource> source_;
   FastJsonParser parser_;
+  std::function<bool(std::string_view)> need_;
   log::SessionHeader header_;
   std::string header_text_;
   int64_t line_ = 1;

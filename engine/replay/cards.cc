@@ -1,6 +1,7 @@
 #include "engine/replay/cards.h"
 
 #include "engine/json/parser.h"
+#include "engine/json/writer.h"
 
 namespace retrace::replay {
 namespace {
@@ -8,6 +9,7 @@ namespace {
 using json::Value;
 
 const Value* Get(const Value& obj, std::string_view key) { return obj.is_object() ? obj.Find(key) : nullptr; }
+Value* Get(Value& obj, std::string_view key) { return obj.is_object() ? obj.Find(key) : nullptr; }
 
 std::string Str(const Value* v) { return v && v->is_string() ? v->as_string() : std::string(); }
 
@@ -23,7 +25,7 @@ Value ParseLoggedArguments(std::string_view text) {
   return parsed.ok() ? std::move(parsed).value() : Value(text);
 }
 
-void CardBuilder::Add(const log::Event& e) {
+void CardBuilder::Add(log::Event&& e) {
   if (e.type == "assistant/message") {
     const Value* content = Get(e.data, "message") ? Get(*Get(e.data, "message"), "content") : nullptr;
     if (!content || !content->is_array()) return;
@@ -39,10 +41,10 @@ void CardBuilder::Add(const log::Event& e) {
   } else if (e.type == "tool/result") {
     // Replacements (e.g. compaction pruning) are model-only: they make no card.
     if (e.surface_op && e.surface_op->kind != log::SurfaceOp::Kind::kAppend) return;
-    const Value* message = Get(e.data, "message");
-    const Value* content = message ? Get(*message, "content") : nullptr;
+    Value* message = Get(e.data, "message");
+    Value* content = message ? Get(*message, "content") : nullptr;
     if (!content || !content->is_array() || content->as_array().empty()) return;
-    const Value& block = content->as_array()[0];
+    Value& block = content->as_array()[0];
     const std::string call_id = Str(Get(block, "toolCallId"));
     size_t index;
     if (auto it = open_.find(call_id); it != open_.end()) {
@@ -55,40 +57,82 @@ void CardBuilder::Add(const log::Event& e) {
     }
     Call& call = calls_[index];
     call.has_result = true;
-    const Value* inner = Get(block, "content");
-    call.content = inner && inner->is_array() ? inner->as_array() : Value::Array{};
+    Value* inner = Get(block, "content");
+    call.content = inner && inner->is_array() ? std::move(inner->as_array()) : Value::Array{};
     const Value* is_error = Get(block, "isError");
     call.is_error = is_error && is_error->is_bool() && is_error->as_bool();
-    if (const Value* meta = Get(e.data, "meta")) call.meta = *meta;
+    if (Value* meta = Get(e.data, "meta")) call.meta = std::move(*meta);
   }
 }
 
-Value CardBuilder::CardOf(const Call& call) const {
+CardBuilder::Views CardBuilder::ViewsOf(const Call& call) const {
+  Views v;
   const presenters::ToolPresenter* p = presenters_.Find(call.name);
-  std::optional<Value> pending = p ? presenters::PresentCall(*p, call.args) : std::nullopt;
-  std::optional<Value> result;
+  if (p) v.pending = presenters::PresentCall(*p, call.args);
   if (p && call.has_result) {
     presenters::DurableResult durable{call.content, call.is_error, call.meta ? &*call.meta : nullptr};
-    result = presenters::PresentResult(*p, call.args, durable);
+    v.result = presenters::PresentResult(*p, call.args, durable);
   }
-  Value shown_pending = pending ? *pending : presenters::FallbackCall(call.name, call.args);
-  Value shown_result = !call.has_result ? Value() : result ? *result : presenters::FallbackResult(shown_pending, call.content);
-  return Value::MakeObject({
-      {"callId", call.call_id},
-      {"name", call.name},
-      {"args", call.args},
-      {"pending", pending ? std::move(*pending) : Value()},
-      {"result", result ? std::move(*result) : Value()},
-      {"isError", call.has_result ? Value(call.is_error) : Value()},
-      {"display", Value::MakeObject({{"pending", std::move(shown_pending)}, {"result", std::move(shown_result)}})},
-  });
+  return v;
 }
 
 Value CardBuilder::Finish() const {
   Value::Array cards;
   cards.reserve(calls_.size());
-  for (const Call& call : calls_) cards.push_back(CardOf(call));
+  for (const Call& call : calls_) {
+    Views v = ViewsOf(call);
+    Value shown_pending = v.pending ? *v.pending : presenters::FallbackCall(call.name, call.args);
+    Value shown_result = !call.has_result ? Value()
+                         : v.result      ? *v.result
+                                         : presenters::FallbackResult(shown_pending, call.content);
+    cards.push_back(Value::MakeObject({
+        {"callId", call.call_id},
+        {"name", call.name},
+        {"args", call.args},
+        {"pending", v.pending ? std::move(*v.pending) : Value()},
+        {"result", v.result ? std::move(*v.result) : Value()},
+        {"isError", call.has_result ? Value(call.is_error) : Value()},
+        {"display", Value::MakeObject({{"pending", std::move(shown_pending)}, {"result", std::move(shown_result)}})},
+    }));
+  }
   return Value::MakeObject({{"sessionId", session_id_}, {"calls", Value(std::move(cards))}});
+}
+
+std::string CardBuilder::FinishText() const {
+  std::string out = "{\"sessionId\":";
+  json::AppendQuoted(out, session_id_);
+  out += ",\"calls\":[";
+  std::string pending, result;
+  for (size_t i = 0; i < calls_.size(); ++i) {
+    const Call& call = calls_[i];
+    Views v = ViewsOf(call);
+    const Value fallback_call = v.pending ? Value() : presenters::FallbackCall(call.name, call.args);
+    const Value& shown_pending = v.pending ? *v.pending : fallback_call;
+    pending = json::Serialize(shown_pending);
+    if (!call.has_result) {
+      result = "null";
+    } else if (v.result) {
+      result = json::Serialize(*v.result);
+    } else {
+      result = json::Serialize(presenters::FallbackResult(shown_pending, call.content));
+    }
+    if (i) out += ',';
+    out += "{\"callId\":";
+    json::AppendQuoted(out, call.call_id);
+    out += ",\"name\":";
+    json::AppendQuoted(out, call.name);
+    out += ",\"args\":";
+    json::AppendSerialized(out, call.args);
+    out += ",\"pending\":";
+    out += v.pending ? std::string_view(pending) : "null";
+    out += ",\"result\":";
+    out += v.result ? std::string_view(result) : "null";
+    out += ",\"isError\":";
+    out += !call.has_result ? "null" : call.is_error ? "true" : "false";
+    out += ",\"display\":{\"pending\":" + pending + ",\"result\":" + result + "}}";
+  }
+  out += "]}";
+  return out;
 }
 
 }  // namespace retrace::replay

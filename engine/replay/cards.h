@@ -38,9 +38,14 @@ class CardBuilder {
   void set_session_id(std::string id) { session_id_ = std::move(id); }
 
   // Feeds the next event, in seq order (events CardsNeed() rejects are ignored).
-  void Add(const log::Event& event);
+  // The rvalue form takes the result content and meta without copying them.
+  void Add(log::Event&& event);
+  void Add(const log::Event& event) { Add(log::Event(event)); }
   // The card document.
   json::Value Finish() const;
+  // The same document as JSON text (what Serialize(Finish()) gives), written
+  // directly: each view is serialized once even where the document repeats it.
+  std::string FinishText() const;
 
  private:
   struct Call {
@@ -52,7 +57,11 @@ class CardBuilder {
     bool is_error = false;
     std::optional<json::Value> meta{};
   };
-  json::Value CardOf(const Call& call) const;
+  // The call's own views (soft-validated presenters), before any fallback.
+  struct Views {
+    std::optional<json::Value> pending, result;
+  };
+  Views ViewsOf(const Call& call) const;
 
   std::string session_id_;
   const presenters::PresenterSet& presenters_;

@@ -29,13 +29,14 @@ std::string Golden(const std::string& fixture) {
 
 std::string CardsFromFile(const std::string& path) {
   CardBuilder builder("", presenters::ReferencePresenters());
-  Result<std::string> id = store::ReadFileEvents(path, CardsNeed, [&](const log::Event& e) {
-    builder.Add(e);
+  Result<std::string> id = store::ReadFileEvents(path, CardsNeed, [&](log::Event&& e) {
+    builder.Add(std::move(e));
     return Status::Ok();
   });
   EXPECT_TRUE(id.ok()) << id.status().message();
   builder.set_session_id(id.ok() ? *id : "");
-  return json::Serialize(builder.Finish()) + "\n";
+  EXPECT_EQ(builder.FinishText(), json::Serialize(builder.Finish()));  // the streamed text is the document
+  return builder.FinishText() + "\n";
 }
 
 TEST(CardsTest, EveryFixtureMatchesTheUpstreamPresenters) {
@@ -54,8 +55,8 @@ TEST(CardsTest, StoredSessionsReplayLikeTheirFiles) {
     std::string id = ReadFile(FixturePath(fixture));
     id = json::Parse(id.substr(0, id.find('\n'))).value().Find("id")->as_string();
     CardBuilder builder(id, presenters::ReferencePresenters());
-    ASSERT_TRUE(store::ReadStoredEvents(*store, id, CardsNeed, [&](const log::Event& e) {
-                  builder.Add(e);
+    ASSERT_TRUE(store::ReadStoredEvents(*store, id, CardsNeed, [&](log::Event&& e) {
+                  builder.Add(std::move(e));
                   return Status::Ok();
                 }).ok());
     EXPECT_EQ(json::Serialize(builder.Finish()) + "\n", Golden(fixture)) << fixture;
@@ -120,8 +121,8 @@ Value Mutate(const Value& v, std::mt19937& rng, int depth) {
 TEST(CardsTest, FuzzedLogsNeverCrashAndReplayDeterministically) {
   std::vector<log::Event> events;
   for (const std::string& fixture : retrace::testing::RawFixtures()) {
-    auto ok = store::ReadFileEvents(FixturePath(fixture), CardsNeed, [&](const log::Event& e) {
-      events.push_back(e);
+    auto ok = store::ReadFileEvents(FixturePath(fixture), CardsNeed, [&](log::Event&& e) {
+      events.push_back(std::move(e));
       return Status::Ok();
     });
     ASSERT_TRUE(ok.ok());

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/json/writer.h"
 #include "store/zstd_frames.h"
 #include "tests/store/store_test_util.h"
 
@@ -56,7 +57,7 @@ TEST(JsonlReaderTest, NewlineLessFinalLineIsATornTail) {
 }
 
 TEST(JsonlReaderTest, GarbageAfterTheLastTurnEndIsDroppedWithLaterLines) {
-  testing::TempDir dir;
+  retrace::testing::TempDir dir;
   const std::string text = testing::ReadFile(FixturePath("s1-tools-inject.jsonl"));
   testing::WriteFile(dir / "t.jsonl", text + "{not json\n" + "{\"type\":\"step/start\",\"seq\":92,\"time\":1,\"data\":{}}\n");
   const ReadResult r = ReadAll(dir / "t.jsonl");
@@ -77,7 +78,7 @@ TEST(JsonlReaderTest, TornZstdFrameKeepsTheCompleteLinesOfItsDecodableBlocks) {
   }
   const std::string header = retrace::testing::Lines(testing::ReadFile(FixturePath("s1-tools-inject.jsonl")))[0] + "\n";
   const std::string frame = *CompressFrame(events, 1);
-  testing::TempDir dir;
+  retrace::testing::TempDir dir;
   testing::WriteFile(dir / "t.jsonl.zstd", *CompressFrame(header) + frame.substr(0, frame.size() - 100));
   const ReadResult r = ReadAll(dir / "t.jsonl.zstd");
   EXPECT_GT(r.events, 0);
@@ -86,11 +87,47 @@ TEST(JsonlReaderTest, TornZstdFrameKeepsTheCompleteLinesOfItsDecodableBlocks) {
 }
 
 TEST(JsonlReaderTest, ZstdFixtureCutInsideItsOnlyBatchBlockKeepsNoEvents) {
-  testing::TempDir dir;
+  retrace::testing::TempDir dir;
   const std::string bytes = testing::ReadFile(FixturePath("s1-tools-inject.node22.jsonl.zstd"));
   testing::WriteFile(dir / "t.zstd", bytes.substr(0, bytes.size() - 7));
   const ReadResult r = ReadAll(dir / "t.zstd");
   EXPECT_EQ(r.events, 0);  // nothing of a torn single-block frame is decodable
+}
+
+// Everything the reader reports, with a type filter or without: the verdict,
+// the torn tail, and each needed event's text and data.
+std::string ReadAll(const std::string& path, bool filtered) {
+  auto need = [](std::string_view t) { return t == "tool/call" || t == "tool/result"; };
+  auto reader = JsonlReader::Open(path);
+  if (!reader.ok()) return "open: " + reader.status().message();
+  if (filtered) (*reader)->set_type_filter(need);
+  std::string out;
+  while (true) {
+    auto rec = (*reader)->Next();
+    if (!rec.ok()) return out + "error: " + rec.status().message();
+    if (!*rec) break;
+    out += std::to_string((*rec)->first_seq) + "+" + std::to_string((*rec)->count) + ";";
+    if (!(*rec)->packed && need((*rec)->event.type)) out += (*rec)->text + json::Serialize((*rec)->event.data) + "\n";
+  }
+  if ((*reader)->torn_tail()) out += "torn at " + std::to_string((*reader)->torn_tail()->line) + ": " + (*reader)->torn_tail()->reason;
+  return out;
+}
+
+TEST(JsonlReaderTest, TypeFilterChangesNothingButWhatIsConverted) {
+  retrace::testing::TempDir dir;
+  for (const std::string& fixture : retrace::testing::RawFixtures()) {
+    const std::string text = retrace::testing::ReadFile(FixturePath(fixture));
+    const std::vector<std::string> lines = retrace::testing::Lines(text);
+    // Every line prefix, and each with a damaged last line (a torn tail or corruption).
+    for (size_t n = 1; n <= lines.size(); n += 3) {
+      std::string prefix;
+      for (size_t i = 0; i < n; ++i) prefix += lines[i] + "\n";
+      for (const std::string& body : {prefix, prefix.substr(0, prefix.size() - 2) + "x\n"}) {
+        retrace::testing::WriteFile(dir / "cut.jsonl", body);
+        ASSERT_EQ(ReadAll(dir / "cut.jsonl", true), ReadAll(dir / "cut.jsonl", false)) << fixture << " cut at " << n;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -1,14 +1,18 @@
 #include "store/event_source.h"
 
+#include "store/fast_json_parser.h"
 #include "store/jsonl_reader.h"
 
 namespace retrace::store {
 
 Status ReadStoredEvents(EventStore& store, std::string_view session_id, const TypeFilter& need, const EventSink& sink) {
   ASSIGN_OR_RETURN(int64_t key, store.SessionKey(session_id));
-  return store.ForEachRow(key, 0, std::nullopt, [&](const StoredRow& row) -> Status {
-    if (!row.packed.empty() || !need(row.type)) return Status::Ok();
-    ASSIGN_OR_RETURN(log::Event event, log::ParseEvent(row.json));
+  FastJsonParser parser;
+  // Chunk rows are left in the database: the type column says they are not needed.
+  return store.ForEachRow(key, 0, std::nullopt, need, [&](const StoredRow& row) -> Status {
+    if (!row.packed.empty()) return Status::Ok();
+    ASSIGN_OR_RETURN(json::Value value, parser.Parse(row.json));
+    ASSIGN_OR_RETURN(log::Event event, log::EventFromJson(std::move(value)));
     return sink(std::move(event));
   });
 }

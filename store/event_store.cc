@@ -142,6 +142,12 @@ Result<int64_t> EventStore::RowStart(int64_t key, int64_t seq) {
 
 Status EventStore::ForEachRow(int64_t key, int64_t from_seq, const std::optional<std::string>& type,
                               const std::function<Status(const StoredRow&)>& fn) {
+  return ForEachRow(key, from_seq, type, [](std::string_view) { return true; }, fn);
+}
+
+Status EventStore::ForEachRow(int64_t key, int64_t from_seq, const std::optional<std::string>& type,
+                              const std::function<bool(std::string_view type)>& need,
+                              const std::function<Status(const StoredRow&)>& fn) {
   ASSIGN_OR_RETURN(int64_t start, RowStart(key, from_seq));
   std::string sql = "SELECT seq, count, type, time, packed, json FROM events WHERE event_id BETWEEN ? AND ?";
   if (type) sql += " AND type = ?";
@@ -152,8 +158,11 @@ Status EventStore::ForEachRow(int64_t key, int64_t from_seq, const std::optional
   while (true) {
     ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) return Status::Ok();
-    StoredRow r{st.Int(0), st.Int(1), st.Text(2), st.Int(3), st.Text(4), st.Text(5)};
-    if (r.seq + r.count <= from_seq) continue;
+    // Columns are read in order, so a row that is not needed never loads its text.
+    const int64_t seq = st.Int(0), count = st.Int(1);
+    const std::string_view row_type = st.Text(2);
+    if (seq + count <= from_seq || !need(row_type)) continue;
+    StoredRow r{seq, count, row_type, st.Int(3), st.Text(4), st.Text(5)};
     RETURN_IF_ERROR(fn(r));
   }
 }

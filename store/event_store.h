@@ -126,6 +126,11 @@ class EventStore {
   // (the views are valid during the call only).
   Status ForEachRow(int64_t session_key, int64_t from_seq, const std::optional<std::string>& type,
                     const std::function<Status(const StoredRow&)>& fn);
+  // The same for the rows whose type passes `need`: the others' text is never
+  // read from the database (the type column is consulted first).
+  Status ForEachRow(int64_t session_key, int64_t from_seq, const std::optional<std::string>& type,
+                    const std::function<bool(std::string_view type)>& need,
+                    const std::function<Status(const StoredRow&)>& fn);
 
   // Calls `fn` with each storage line after the header, as it was imported
   // (packed chunk rows verbatim) or appended (one event per line).

@@ -1,10 +1,14 @@
-// retrace replay <session|file.jsonl[.zstd]> [--format cards] [-o FILE]
+// retrace replay <session|file.jsonl[.zstd]> [--format cards|transcript|text|html] [-o FILE]
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "engine/json/writer.h"
 #include "engine/replay/cards.h"
+#include "engine/replay/transcript.h"
 #include "presenters/reference_tools.h"
 #include "store/atomic_file.h"
 #include "store/event_source.h"
@@ -24,26 +28,42 @@ bool IsFile(const std::string& source) {
   return std::filesystem::is_regular_file(source, ec);
 }
 
-Result<std::string> Cards(const Context& ctx, const std::string& source) {
-  std::optional<replay::CardBuilder> builder;
-  auto sink = [&](log::Event&& e) {
-    builder->Add(std::move(e));
-    return Status::Ok();
-  };
-  if (IsFile(source)) {
-    builder.emplace("", presenters::ReferencePresenters());
-    ASSIGN_OR_RETURN(std::string id, store::ReadFileEvents(source, replay::CardsNeed, sink));
-    builder->set_session_id(std::move(id));  // known once the header has been read
-    return builder->FinishText() + "\n";
-  }
+// Feeds the source's events of the types `need` admits to `sink`; returns the session id.
+Result<std::string> ReadSource(const Context& ctx, const std::string& source, const store::TypeFilter& need,
+                               const store::EventSink& sink) {
+  if (IsFile(source)) return store::ReadFileEvents(source, need, sink);
   ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, ctx.OpenStore(false, /*create=*/false));
-  builder.emplace(source, presenters::ReferencePresenters());
-  RETURN_IF_ERROR(store::ReadStoredEvents(*store, source, replay::CardsNeed, sink));
-  return builder->FinishText() + "\n";
+  RETURN_IF_ERROR(store::ReadStoredEvents(*store, source, need, sink));
+  return source;
+}
+
+Result<std::string> Render(const Context& ctx, const Args& a) {
+  const presenters::PresenterSet& tools = presenters::ReferencePresenters();
+  if (a.format == "cards") {
+    replay::CardBuilder builder("", tools);
+    ASSIGN_OR_RETURN(std::string id, ReadSource(ctx, a.source, replay::CardsNeed, [&](log::Event&& e) {
+                       builder.Add(std::move(e));
+                       return Status::Ok();
+                     }));
+    builder.set_session_id(std::move(id));
+    return builder.FinishText() + "\n";
+  }
+  replay::TranscriptBuilder builder("", tools);
+  ASSIGN_OR_RETURN(std::string id, ReadSource(ctx, a.source, replay::TranscriptNeeds, [&](log::Event&& e) {
+                     builder.Add(std::move(e));
+                     return Status::Ok();
+                   }));
+  builder.set_session_id(std::move(id));
+  const json::Value transcript = builder.Finish();
+  if (a.format == "transcript") return json::Serialize(transcript) + "\n";
+  if (a.format == "html") return replay::RenderHtml(transcript);
+  // Colours only for a person at a terminal (and never with NO_COLOR set).
+  const bool color = a.output.empty() && isatty(fileno(ctx.out)) && std::getenv("NO_COLOR") == nullptr;
+  return replay::RenderText(transcript, color);
 }
 
 int Run(const Context& ctx, const Args& a) {
-  Result<std::string> out = Cards(ctx, a.source);
+  Result<std::string> out = Render(ctx, a);
   if (!out.ok()) return ctx.Fail(out.status());
   if (!a.output.empty()) {
     Result<store::AtomicFile> file = store::AtomicFile::Create(a.output);
@@ -58,17 +78,22 @@ int Run(const Context& ctx, const Args& a) {
 }  // namespace
 
 Command ReplayCommand() {
-  return {"replay", "Rebuild a session's tool cards from its log with the tools' pure presenters",
+  return {"replay", "Rebuild a session's UI from its log with the tools' pure presenters: cards, transcript, text, HTML",
           [](CLI::App& sub, Context& ctx) -> Handler {
             auto a = std::make_shared<Args>();
             sub.add_option("source", a->source, "A stored session id, or a dsh JSONL file (.jsonl or .jsonl.zstd)")
                 ->required();
-            sub.add_option("--format", a->format, "Output format")->check(CLI::IsMember({"cards"}));
+            sub.add_option("--format", a->format, "cards (default), transcript, text or html")
+                ->check(CLI::IsMember({"cards", "transcript", "text", "html"}));
             sub.add_option("-o,--output", a->output, "Write to FILE (atomically) instead of stdout");
             sub.footer(
-                "cards: one JSON document {sessionId, calls:[{callId, name, args, pending, result, isError,\n"
-                "display:{pending, result}}]} — each call's own views from the tool's presenters (soft-validated:\n"
-                "arguments that fail the tool's schema give null) and the generic fallback shown instead.\n"
+                "cards       one JSON document {sessionId, calls:[{callId, name, args, pending, result, isError,\n"
+                "            display:{pending, result}}]}: each call's own views from the tool's presenters\n"
+                "            (arguments that fail the tool's schema give null) and the generic fallback shown instead\n"
+                "transcript  JSON rows in log order (prompts, injected context, assistant text, tool cards,\n"
+                "            notices, turn boundaries), each flagged in or out of the current model context\n"
+                "text        the transcript for a terminal (colours only on a TTY; NO_COLOR turns them off)\n"
+                "html        one self-contained page: no scripts, no network, every logged string escaped\n"
                 "The same log always gives byte-identical output.\n");
             return [&ctx, a] { return Run(ctx, *a); };
           }};

@@ -9,6 +9,7 @@
 #include "engine/json/parser.h"
 #include "engine/json/writer.h"
 #include "engine/replay/cards.h"
+#include "engine/replay/transcript.h"
 #include "presenters/reference_tools.h"
 #include "store/event_source.h"
 #include "store/importer.h"
@@ -139,8 +140,13 @@ TEST(CardsTest, FuzzedLogsNeverCrashAndReplayDeterministically) {
     std::string first, second;
     for (std::string* out : {&first, &second}) {
       CardBuilder builder("fuzz", presenters::ReferencePresenters());
-      for (const log::Event& e : damaged) builder.Add(e);
-      *out = json::Serialize(builder.Finish());
+      TranscriptBuilder transcript("fuzz", presenters::ReferencePresenters());
+      for (const log::Event& e : damaged) {
+        builder.Add(e);
+        transcript.Add(log::Event(e));
+      }
+      const Value t = transcript.Finish();
+      *out = json::Serialize(builder.Finish()) + RenderText(t, true) + RenderHtml(t);
     }
     ASSERT_EQ(first, second) << "round " << rounds;
   }

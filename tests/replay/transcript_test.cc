@@ -1,0 +1,118 @@
+// The transcript and its text and HTML renderings.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "engine/json/writer.h"
+#include "engine/replay/transcript.h"
+#include "presenters/reference_tools.h"
+#include "store/event_source.h"
+#include "tests/test_util.h"
+
+namespace retrace::replay {
+namespace {
+
+using json::Value;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using retrace::testing::FixturePath;
+
+Value TranscriptOf(const std::string& path) {
+  TranscriptBuilder builder("", presenters::ReferencePresenters());
+  auto id = store::ReadFileEvents(path, TranscriptNeeds, [&](log::Event&& e) {
+    builder.Add(std::move(e));
+    return Status::Ok();
+  });
+  EXPECT_TRUE(id.ok()) << id.status().message();
+  builder.set_session_id(id.ok() ? *id : "");
+  return builder.Finish();
+}
+
+std::string Kinds(const Value& t) {
+  std::string s;
+  for (const Value& row : t.Find("rows")->as_array()) s += (s.empty() ? "" : " ") + row.Find("kind")->as_string();
+  return s;
+}
+
+TEST(TranscriptTest, RowsFollowTheLogWithInjectedContextAndCards) {
+  const Value t = TranscriptOf(FixturePath("s1-tools-inject.jsonl"));
+  EXPECT_EQ(Kinds(t), "turn prompt context assistant tool context assistant tool assistant turn-end");
+  const Value::Array& rows = t.Find("rows")->as_array();
+  EXPECT_EQ(json::Serialize(rows[5]),
+            R"({"seq":43,"kind":"context","source":"plugin","plugin":"file-watch","form":"notice","summary":"src/math.test.ts changed on disk","text":"<system-reminder>File src/math.test.ts was modified outside the agent.</system-reminder>","inContext":true})");
+  EXPECT_EQ(rows[7].Find("pending")->Find("title")->as_string(), "Edit src/math.ts");
+  EXPECT_EQ(rows[7].Find("result")->Find("card")->as_string(), "diff");
+}
+
+TEST(TranscriptTest, CompactionKeepsRowsButMarksThemOutOfContext) {
+  TranscriptBuilder b("s", presenters::ReferencePresenters());
+  auto message = [](const std::string& text, const std::string& id) {
+    return Value::MakeObject({{"content", Value(Value::Array{Value::MakeObject({{"type", "text"}, {"text", text}})})},
+                              {"source", Value::MakeObject({{"kind", "user"}})},
+                              {"role", "user"},
+                              {"id", id}});
+  };
+  log::Event first{"user/message", 0, 1, message("old prompt", "m1"), std::nullopt, log::SurfaceOp{}, false};
+  log::Event summary{"user/message", 1, 2, message("<compacted-summary>…</compacted-summary>", "m2"),
+                     std::vector<int64_t>{0}, log::SurfaceOp{log::SurfaceOp::Kind::kReplace, 0, 0}, false};
+  b.Add(std::move(first));
+  b.Add(std::move(summary));
+  EXPECT_EQ(json::Serialize(b.Finish()),
+            R"({"sessionId":"s","rows":[{"seq":0,"kind":"prompt","text":"old prompt","inContext":false},{"seq":1,"kind":"notice","text":"Earlier context was compacted into a summary."}]})");
+}
+
+TEST(TranscriptTest, EveryFormatIsDeterministic) {
+  for (const std::string& fixture : retrace::testing::RawFixtures()) {
+    const Value a = TranscriptOf(FixturePath(fixture)), b = TranscriptOf(FixturePath(fixture));
+    EXPECT_EQ(json::Serialize(a), json::Serialize(b)) << fixture;
+    EXPECT_EQ(RenderText(a, true), RenderText(b, true)) << fixture;
+    EXPECT_EQ(RenderHtml(a), RenderHtml(b)) << fixture;
+  }
+}
+
+TEST(TranscriptTest, HtmlEscapesEveryLoggedString) {
+  const std::string evil = "<script>alert('x')</script>";
+  TranscriptBuilder b(evil, presenters::ReferencePresenters());
+  Value content = Value(Value::Array{Value::MakeObject({{"type", "text"}, {"text", evil}})});
+  b.Add(log::Event{"user/message", 0, 1,
+                   Value::MakeObject({{"content", content},
+                                      {"source", Value::MakeObject({{"kind", "plugin"}, {"plugin", evil}, {"summary", evil}})},
+                                      {"role", "user"},
+                                      {"id", "m"}}),
+                   std::nullopt, log::SurfaceOp{}, false});
+  b.Add(log::Event{"tool/call", 1, 1,
+                   Value::MakeObject({{"turn", 1}, {"step", 1}, {"callId", evil}, {"name", evil}, {"arguments", "{\"x\":\"" + evil + "\"}"}}),
+                   std::nullopt, std::nullopt, false});
+  b.Add(log::Event{"tool/call", 2, 1,
+                   Value::MakeObject({{"turn", 1}, {"step", 1}, {"callId", "c2"}, {"name", "bash"},
+                                      {"arguments", R"({"command":"<script>x</script>","description":"<b>"})"}}),
+                   std::nullopt, std::nullopt, false});
+  const std::string html = RenderHtml(b.Finish());
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  EXPECT_THAT(html, Not(HasSubstr("<b>")));
+  EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
+  EXPECT_THAT(html, Not(HasSubstr("http")));  // self-contained: no external resources
+}
+
+// Renders session.html with headless Chromium when it is installed.
+TEST(TranscriptTest, HtmlRendersInHeadlessChromium) {
+  std::string browser;
+  for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
+    if (retrace::testing::Shell(std::string("command -v ") + name + " 2>/dev/null").code == 0) {
+      browser = name;
+      break;
+    }
+  }
+  if (browser.empty()) GTEST_SKIP() << "Chromium is not installed (apt-get install chromium); the screenshot check did not run";
+  retrace::testing::TempDir dir;
+  retrace::testing::WriteFile(dir / "session.html", RenderHtml(TranscriptOf(FixturePath("c04-bash-jobs.jsonl"))));
+  const auto run = retrace::testing::Shell(browser + " --headless --no-sandbox --disable-gpu --window-size=1000,1400 --screenshot=" +
+                                           dir / "shot.png" + " file://" + dir / "session.html" + " 2>&1");
+  ASSERT_TRUE(std::filesystem::exists(dir / "shot.png")) << run.out;
+  EXPECT_GT(std::filesystem::file_size(dir / "shot.png"), 10000u);  // a page was drawn, not a blank
+}
+
+}  // namespace
+}  // namespace retrace::replay

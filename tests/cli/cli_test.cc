@@ -127,5 +127,19 @@ TEST_F(CliTest, ReplayCardsFromAFileOrTheStoreMatchUpstream) {
   EXPECT_EQ(Retrace("replay c06-errors-policy --format pdf").code, 2);
 }
 
+TEST_F(CliTest, ReplayRendersTranscriptTextAndHtml) {
+  ASSERT_EQ(Retrace("import " + FixturePath("s1-tools-inject.jsonl")).code, 0);
+  Outcome text = Retrace("replay s1-tools-inject --format text");
+  EXPECT_EQ(text.code, 0);
+  EXPECT_THAT(text.out, HasSubstr("⚙ Edit src/math.ts  [edit] ✓"));
+  EXPECT_THAT(text.out, ::testing::Not(HasSubstr("\x1b[")));  // not a terminal: no colours
+  Outcome transcript = Retrace("replay s1-tools-inject --format transcript");
+  EXPECT_THAT(transcript.out, HasSubstr(R"("kind":"context","source":"plugin","plugin":"file-watch")"));
+  ASSERT_EQ(Retrace("replay " + FixturePath("s1-tools-inject.jsonl") + " --format html -o " + dir_ / "s.html").code, 0);
+  const std::string html = ReadFile(dir_ / "s.html");
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_THAT(html, HasSubstr("&lt;system-reminder&gt;"));
+}
+
 }  // namespace
 }  // namespace retrace::cli

@@ -9,6 +9,7 @@
 #include "engine/runtime/script_host.h"
 #include "engine/runtime/timeout_policy.h"
 #include "store/sqlite_event_log.h"
+#include "tools/builtin_tools.h"
 
 namespace retrace::cli {
 namespace {
@@ -18,6 +19,7 @@ namespace asio = runtime::asio;
 struct RunOptions {
   std::string script;
   std::string session;
+  std::string workspace = ".";
   size_t max_parallel = 10;
 };
 
@@ -55,7 +57,9 @@ int Run(const Context& ctx, const RunOptions& opt) {
   log::SessionHeader header;
   header.id = opt.session.empty() ? NewUuid() : opt.session;
   header.created_at = ctx.NowMs();
-  if (char cwd[4096]; getcwd(cwd, sizeof cwd)) header.cwd = cwd;
+  auto workspace = tools::Workspace::Open(opt.workspace);
+  if (!workspace.ok()) return ctx.Fail(workspace.status());
+  header.cwd = workspace->root();  // the session's cwd is the workspace the tools are confined to
   auto recorder = runtime::SessionRecorder::Open(log, header, env);
   if (!recorder.ok()) return ctx.Fail(recorder.status());
   if ((*recorder)->repaired_events() > 0) {
@@ -65,6 +69,14 @@ int Run(const Context& ctx, const RunOptions& opt) {
 
   runtime::ToolRuntime tools;
   runtime::Registration timeouts = runtime::InstallTimeoutPolicy(tools);
+  auto builtins = tools::BuiltinTools(*workspace);
+  if (!builtins.ok()) return ctx.Fail(builtins.status());
+  std::vector<runtime::Registration> registered;
+  for (const runtime::ToolDefinitionPtr& def : *builtins) {
+    auto reg = tools.registry().Register(def);
+    if (!reg.ok()) return ctx.Fail(reg.status());
+    registered.push_back(std::move(reg).value());
+  }
   asio::io_context io;
   std::optional<Result<runtime::ScriptReport>> report;
   asio::co_spawn(
@@ -96,15 +108,17 @@ Command RunCommand() {
             sub.add_option("--session", opt->session,
                            "Session id: a new session (default: a fresh UUID), or an existing one to continue; a turn "
                            "a crash left open is closed first");
+            sub.add_option("--workspace", opt->workspace,
+                           "Directory the built-in tools work in and are confined to (default: the current directory)");
             sub.add_option("--max-parallel", opt->max_parallel, "Concurrency-safe calls that may run at once")
                 ->check(CLI::Range(1, 1000));
             sub.footer(
                 "Each script line is one op: prompt (starts a turn), assistant (one model step whose\n"
                 "toolCalls run through the pipeline), inject, cancel, end. Every tool/call is durable\n"
-                "before its body runs. The tool set is the built-in one (none yet: calls resolve to\n"
-                "UNKNOWN_TOOL until the tools layer lands). Example:\n"
+                "before its body runs. Built-in tools so far: read (dsh's reference read, confined to\n"
+                "--workspace); other names resolve to UNKNOWN_TOOL. Example:\n"
                 "  {\"op\":\"prompt\",\"text\":\"list the files\"}\n"
-                "  {\"op\":\"assistant\",\"toolCalls\":[{\"id\":\"c1\",\"name\":\"glob\",\"arguments\":\"{\\\"pattern\\\":\\\"*\\\"}\"}]}\n"
+                "  {\"op\":\"assistant\",\"toolCalls\":[{\"id\":\"c1\",\"name\":\"read\",\"arguments\":\"{\\\"file_path\\\":\\\"README.md\\\"}\"}]}\n"
                 "  {\"op\":\"assistant\",\"text\":\"Done.\"}\n");
             return [&ctx, opt] { return Run(ctx, *opt); };
           }};

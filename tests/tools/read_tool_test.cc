@@ -1,0 +1,160 @@
+// The built-in read tool: workspace confinement, and parity with the
+// upstream dsh-tool-fs read executed for real on the same workspace (when
+// Node 22 and the dsh packages are installed).
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "engine/json/parser.h"
+#include "engine/json/writer.h"
+#include "engine/runtime/tool_runtime.h"
+#include "tests/runtime/runtime_test_util.h"
+#include "tests/test_util.h"
+#include "tools/builtin_tools.h"
+#include "tools/read_tool.h"
+
+namespace retrace::tools {
+namespace {
+
+using json::Value;
+using ::testing::HasSubstr;
+using retrace::testing::TempDir;
+using retrace::testing::WriteFile;
+
+class ReadToolTest : public ::testing::Test {
+ protected:
+  ReadToolTest() {
+    root_ = std::filesystem::canonical(dir_.path()).string() + "/ws";
+    std::filesystem::create_directories(root_ + "/src/deep");
+    WriteFile(root_ + "/a.txt", "line one\nline two\n");
+    std::string crlf = "alpha\r\nbeta\r\n\r\ngamma";
+    WriteFile(root_ + "/crlf.txt", crlf);
+    WriteFile(root_ + "/empty.txt", "");
+    WriteFile(root_ + "/newline.txt", "\n");
+    WriteFile(root_ + "/bom.md", "\xEF\xBB\xBFhello\n");
+    WriteFile(root_ + "/bad.bin", "ok\n\xff\xfe\n");
+    WriteFile(root_ + "/src/main.py", "print('hi')\n");
+    WriteFile(root_ + "/.gitignore", "build/\n");
+    std::string long_line(1999, 'x');
+    long_line += "\xF0\x9F\x98\x80" + std::string(10, 'y');  // an emoji straddling the 2000-unit cap
+    WriteFile(root_ + "/long.ts", long_line + "\n" + std::string(2001, 'z') + "\n");
+    std::string big;
+    for (int i = 1; i <= 3000; ++i) big += "row " + std::to_string(i) + " " + std::string(30, 'q') + "\n";
+    WriteFile(root_ + "/big.txt", big);
+    WriteFile(dir_ / "outside.txt", "secret\n");
+    std::filesystem::create_symlink(dir_ / "outside.txt", root_ + "/escape.txt");
+    std::filesystem::create_symlink(root_ + "/a.txt", root_ + "/alias.txt");
+    workspace_ = std::move(Workspace::Open(root_)).value();
+    std::vector<runtime::ToolDefinitionPtr> tools = std::move(BuiltinTools(*workspace_)).value();
+    for (auto& def : tools) regs_.push_back(runtime::testing::MustRegister(rt_, def));
+  }
+
+  // What a session records and shows for one call, as tool_parity.mjs prints it.
+  Value Observe(const std::string& name, const std::string& tool, const Value& args) {
+    runtime::ToolResultPtr r = runtime::testing::Exec(rt_, runtime::testing::Call(tool, args));
+    runtime::ToolDefinitionPtr def = rt_.registry().Get(tool);
+    presenters::DurableResult durable{r->content, r->is_error, r->meta ? &*r->meta : nullptr};
+    std::optional<Value> pending = def && def->present_call ? def->present_call(args) : std::nullopt;
+    std::optional<Value> result = def && def->present_result ? def->present_result(args, durable) : std::nullopt;
+    Value error;
+    if (r->error && r->error->info) error = Value::MakeObject({{"name", r->error->info->name}, {"code", r->error->info->code}});
+    return Value::MakeObject({{"name", name},
+                              {"isError", r->is_error},
+                              {"content", Value(r->content)},
+                              {"error", std::move(error)},
+                              {"meta", r->meta ? *r->meta : Value()},
+                              {"pending", pending ? *pending : Value()},
+                              {"result", result ? *result : Value()}});
+  }
+
+  std::string Text(const Value& args) {
+    return runtime::testing::Text(*runtime::testing::Exec(rt_, runtime::testing::Call("read", args)));
+  }
+
+  TempDir dir_;
+  std::string root_;
+  std::optional<Workspace> workspace_;
+  runtime::ToolRuntime rt_{runtime::RuntimeOptions{.blocking_threads = 1}};
+  std::vector<runtime::Registration> regs_;
+};
+
+Value Args(std::initializer_list<Value::Member> m) { return Value::MakeObject(m); }
+
+TEST_F(ReadToolTest, PathsThatLeaveTheWorkspaceAreRefused) {
+  EXPECT_EQ(Text(Args({{"file_path", "../outside.txt"}})),
+            "Error: cannot read \"" + dir_.path() + "/outside.txt\": outside the workspace \"" + root_ + "\"");
+  EXPECT_THAT(Text(Args({{"file_path", dir_ / "outside.txt"}})), HasSubstr("outside the workspace"));
+  EXPECT_THAT(Text(Args({{"file_path", "/etc/passwd"}})), HasSubstr("outside the workspace"));
+  EXPECT_THAT(Text(Args({{"file_path", "escape.txt"}})), HasSubstr("outside the workspace"));  // a symlink out
+  EXPECT_THAT(Text(Args({{"file_path", "src/../a.txt"}})), HasSubstr("1: line one"));           // `..` that stays in
+  EXPECT_THAT(Text(Args({{"file_path", "alias.txt"}})), HasSubstr("1: line one"));              // a symlink that stays in
+}
+
+TEST(LangFromPathTest, MatchesDshsTable) {
+  EXPECT_EQ(LangFromPath("/w/a.TS"), "ts");
+  EXPECT_EQ(LangFromPath("x/.gitignore"), "");
+  EXPECT_EQ(LangFromPath("x/Makefile"), "");
+  EXPECT_EQ(LangFromPath("c:\\x\\y.hpp"), "cpp");
+}
+
+std::string Upstream() {
+  const char* env = std::getenv("RETRACE_UPSTREAM");
+  std::string dir = env ? env : std::string(RETRACE_SOURCE_DIR) + "/bench/out/upstream";
+  const bool ok = std::filesystem::exists(dir + "/node22/package/bin/node") &&
+                  std::filesystem::exists(dir + "/node_modules/@deepseek-ai/dsh-fs-local") &&
+                  std::filesystem::exists(dir + "/node_modules/@deepseek-ai/dsh-tool-fs");
+  return ok ? dir : "";
+}
+
+TEST_F(ReadToolTest, SameResultsAndCardsAsUpstreamOnTheSameWorkspace) {
+  const std::string upstream = Upstream();
+  if (upstream.empty()) {
+    GTEST_SKIP() << "Node 22 and the dsh tool packages are not installed (run bench/setup_upstream.sh, or set "
+                    "RETRACE_UPSTREAM); the live parity check did not run";
+  }
+  const Value cases = json::Parse(R"([
+    {"name": "whole file", "tool": "read", "args": {"file_path": "a.txt"}},
+    {"name": "absolute path", "tool": "read", "args": {"file_path": ")" + root_ + R"(/a.txt"}},
+    {"name": "window", "tool": "read", "args": {"file_path": "big.txt", "offset": 10, "limit": 5}},
+    {"name": "from line", "tool": "read", "args": {"file_path": "big.txt", "offset": 2990}},
+    {"name": "byte cap", "tool": "read", "args": {"file_path": "big.txt"}},
+    {"name": "offset past the end", "tool": "read", "args": {"file_path": "a.txt", "offset": 5}},
+    {"name": "limit over the cap", "tool": "read", "args": {"file_path": "a.txt", "limit": 2001}},
+    {"name": "fractional offset", "tool": "read", "args": {"file_path": "a.txt", "offset": 1.5}},
+    {"name": "negative limit", "tool": "read", "args": {"file_path": "a.txt", "limit": -3}},
+    {"name": "blank path", "tool": "read", "args": {"file_path": " \u00a0 "}},
+    {"name": "wrong type", "tool": "read", "args": {"file_path": 7}},
+    {"name": "missing", "tool": "read", "args": {"file_path": "nope.txt"}},
+    {"name": "directory", "tool": "read", "args": {"file_path": "src"}},
+    {"name": "crlf lines", "tool": "read", "args": {"file_path": "crlf.txt"}},
+    {"name": "empty file", "tool": "read", "args": {"file_path": "empty.txt"}},
+    {"name": "empty file offset 2", "tool": "read", "args": {"file_path": "empty.txt", "offset": 2}},
+    {"name": "lone newline", "tool": "read", "args": {"file_path": "newline.txt"}},
+    {"name": "bom", "tool": "read", "args": {"file_path": "bom.md"}},
+    {"name": "not utf-8", "tool": "read", "args": {"file_path": "bad.bin"}},
+    {"name": "long lines", "tool": "read", "args": {"file_path": "long.ts"}},
+    {"name": "nested python", "tool": "read", "args": {"file_path": "src/main.py", "limit": 1}},
+    {"name": "dotfile", "tool": "read", "args": {"file_path": ".gitignore"}},
+    {"name": "dot dot inside", "tool": "read", "args": {"file_path": "src/deep/../../a.txt"}}
+  ])").value();
+  Value::Array ours;
+  for (const Value& c : cases.as_array()) {
+    ours.push_back(Observe(c.Find("name")->as_string(), c.Find("tool")->as_string(), *c.Find("args")));
+  }
+  WriteFile(dir_ / "cases.json", json::Serialize(cases));
+  const auto theirs = retrace::testing::Shell(upstream + "/node22/package/bin/node " + RETRACE_SOURCE_DIR +
+                                              "/tests/interop/tool_parity.mjs " + upstream + " " + root_ + " " +
+                                              dir_ / "cases.json" + " 2>&1");
+  ASSERT_EQ(theirs.code, 0) << theirs.out;
+  const Value upstream_results = json::Parse(theirs.out).value();
+  ASSERT_EQ(upstream_results.as_array().size(), ours.size());
+  for (size_t i = 0; i < ours.size(); ++i) {
+    EXPECT_EQ(json::Serialize(ours[i]), json::Serialize(upstream_results.as_array()[i]));
+  }
+}
+
+}  // namespace
+}  // namespace retrace::tools

@@ -1,0 +1,79 @@
+#include "tools/workspace.h"
+
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+namespace retrace::tools {
+namespace {
+
+bool Inside(std::string_view path, std::string_view root) {
+  if (root == "/") return !path.empty() && path[0] == '/';
+  return path == root || (path.size() > root.size() && path.substr(0, root.size()) == root && path[root.size()] == '/');
+}
+
+// The real path of `path`'s longest existing prefix, with the rest appended.
+std::string RealPrefix(const std::string& path) {
+  std::filesystem::path p(path), rest;
+  while (!p.empty()) {
+    std::error_code ec;
+    std::filesystem::path real = std::filesystem::canonical(p, ec);
+    if (!ec) return (rest.empty() ? real : real / rest).lexically_normal().string();
+    rest = rest.empty() ? p.filename() : p.filename() / rest;
+    if (p == p.parent_path()) break;
+    p = p.parent_path();
+  }
+  return path;
+}
+
+}  // namespace
+
+runtime::ToolError FsError(std::string message, std::string code) {
+  return runtime::ToolError(std::move(message), "FsError", std::move(code));
+}
+
+std::string ResolveLexically(std::string_view base, std::string_view path) {
+  std::string joined = !path.empty() && path[0] == '/' ? std::string(path) : std::string(base) + "/" + std::string(path);
+  std::vector<std::string_view> parts;
+  std::string_view rest = joined;
+  while (!rest.empty()) {
+    const size_t slash = rest.find('/');
+    const std::string_view part = rest.substr(0, slash);
+    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+      continue;
+    }
+    parts.push_back(part);
+  }
+  std::string out;
+  for (std::string_view part : parts) {
+    out += '/';
+    out += part;
+  }
+  return out.empty() ? "/" : out;
+}
+
+Result<Workspace> Workspace::Open(const std::string& root) {
+  std::error_code ec;
+  const std::filesystem::path canonical = std::filesystem::canonical(root, ec);
+  if (ec || !std::filesystem::is_directory(canonical, ec)) {
+    return Status::NotFound("workspace " + root + " is not a directory");
+  }
+  return Workspace(canonical.string());
+}
+
+ResolvedPath Workspace::Resolve(std::string_view path, std::string_view verb) const {
+  ResolvedPath r;
+  r.display = ResolveLexically(root_, path);
+  r.real = RealPrefix(r.display);
+  if (!Inside(r.display, root_) || !Inside(r.real, root_)) {
+    throw FsError("cannot " + std::string(verb) + " \"" + r.display + "\": outside the workspace \"" + root_ + "\"",
+                  "FS_OUTSIDE_WORKSPACE");
+  }
+  return r;
+}
+
+}  // namespace retrace::tools

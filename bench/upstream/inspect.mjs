@@ -1,8 +1,8 @@
 // Times the upstream dsh JSONL backend's inspect() on one log file.
 // usage: node inspect.mjs <upstream node_modules parent> <file.jsonl> <session id> <cwd>
 // Prints the seconds inspect() took (first token), then the event count.
-import { mkdtempSync, mkdirSync, symlinkSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { dshRootFor } from './dsh_root.mjs';
 import { resolve } from 'node:path';
 
 const [upstream, file, id, cwd] = process.argv.slice(2);
@@ -12,11 +12,7 @@ const { Context } = await load('cordis');
 const { SessionStore } = await load('dsh-session');
 const { JsonlSessionPersistence } = await load('dsh-session-persistence-jsonl');
 
-// A dsh root holding the file at its canonical path (symlinked, not copied).
-const root = mkdtempSync('/tmp/dsh-bench-');
-const key = '--' + resolve(cwd).replace(/[\/\\:]+/g, '-').replace(/^-+/, '') + '--';
-mkdirSync(`${root}/${key}/${id}`, { recursive: true });
-symlinkSync(resolve(file), `${root}/${key}/${id}/session.jsonl`);
+const root = dshRootFor(file, id, cwd);
 
 const ctx = new Context();
 ctx.plugin(SessionStore);

@@ -3,8 +3,9 @@
 // JSON.stringify of the card document (tests/golden/cards/upstream_cards.mjs).
 // usage: node replay.mjs <upstream dir> <file.jsonl> <session id> <cwd> [out.json]
 // Prints the seconds (first token), then the calls; writes the cards to out.json if given.
-import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { pathToFileURL, fileURLToPath } from 'node:url';
+import { dshRootFor } from './dsh_root.mjs';
 import { resolve, dirname } from 'node:path';
 
 const [upstream, file, id, cwd, out] = process.argv.slice(2);
@@ -16,11 +17,7 @@ const { SessionStore } = await load('dsh-session');
 const { JsonlSessionPersistence } = await load('dsh-session-persistence-jsonl');
 
 const tools = await upstreamTools(upstream);
-// A dsh root holding the file at its canonical path (symlinked, not copied).
-const root = mkdtempSync('/tmp/dsh-replay-');
-const key = '--' + resolve(cwd).replace(/[\/\\:]+/g, '-').replace(/^-+/, '') + '--';
-mkdirSync(`${root}/${key}/${id}`, { recursive: true });
-symlinkSync(resolve(file), `${root}/${key}/${id}/session.jsonl`);
+const root = dshRootFor(file, id, cwd);
 
 const ctx = new Context();
 ctx.plugin(SessionStore);

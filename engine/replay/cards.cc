@@ -1,4 +1,5 @@
 #include "engine/replay/cards.h"
+#include "engine/replay/json_access.h"
 
 #include "engine/json/parser.h"
 #include "engine/json/writer.h"
@@ -8,10 +9,7 @@ namespace {
 
 using json::Value;
 
-const Value* Get(const Value& obj, std::string_view key) { return obj.is_object() ? obj.Find(key) : nullptr; }
-Value* Get(Value& obj, std::string_view key) { return obj.is_object() ? obj.Find(key) : nullptr; }
 
-std::string Str(const Value* v) { return v && v->is_string() ? v->as_string() : std::string(); }
 
 }  // namespace
 

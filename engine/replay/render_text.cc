@@ -1,15 +1,13 @@
 // RenderText (transcript.h): the transcript for a terminal.
 #include "engine/json/writer.h"
 #include "engine/replay/transcript.h"
+#include "engine/replay/json_access.h"
 
 namespace retrace::replay {
 namespace {
 
 using json::Value;
 
-const Value* Get(const Value& obj, std::string_view key) { return obj.is_object() ? obj.Find(key) : nullptr; }
-std::string Str(const Value* v) { return v && v->is_string() ? v->as_string() : std::string(); }
-std::string Num(const Value* v) { return v && v->is_number() ? json::FormatNumber(v->as_number()) : std::string(); }
 
 class Out {
  public:

@@ -1,4 +1,5 @@
 #include "engine/replay/transcript.h"
+#include "engine/replay/json_access.h"
 
 #include "engine/json/writer.h"
 
@@ -7,8 +8,6 @@ namespace {
 
 using json::Value;
 
-const Value* Get(const Value& obj, std::string_view key) { return obj.is_object() ? obj.Find(key) : nullptr; }
-std::string Str(const Value* v) { return v && v->is_string() ? v->as_string() : std::string(); }
 
 // The text blocks of a content array, joined by blank lines.
 std::string JoinedText(const Value* content, std::string_view type = "text") {

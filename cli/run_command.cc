@@ -115,8 +115,8 @@ Command RunCommand() {
             sub.footer(
                 "Each script line is one op: prompt (starts a turn), assistant (one model step whose\n"
                 "toolCalls run through the pipeline), inject, cancel, end. Every tool/call is durable\n"
-                "before its body runs. Built-in tools so far: read (dsh's reference read, confined to\n"
-                "--workspace); other names resolve to UNKNOWN_TOOL. Example:\n"
+                "before its body runs. Built-in tools so far: read, write, edit (dsh's reference file\n"
+                "tools, confined to --workspace); other names resolve to UNKNOWN_TOOL. Example:\n"
                 "  {\"op\":\"prompt\",\"text\":\"list the files\"}\n"
                 "  {\"op\":\"assistant\",\"toolCalls\":[{\"id\":\"c1\",\"name\":\"read\",\"arguments\":\"{\\\"file_path\\\":\\\"README.md\\\"}\"}]}\n"
                 "  {\"op\":\"assistant\",\"text\":\"Done.\"}\n");

@@ -1,6 +1,6 @@
 // The built-in tools a host registers (`retrace run` registers these): the
 // reference tools of dsh implemented natively, confined to a workspace.
-// So far: read. (write, edit, glob, grep, bash, jobs and web_fetch follow.)
+// So far: read, write and edit. (glob, grep, bash, jobs and web_fetch follow.)
 #ifndef RETRACE_TOOLS_BUILTIN_TOOLS_H_
 #define RETRACE_TOOLS_BUILTIN_TOOLS_H_
 

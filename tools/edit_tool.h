@@ -1,0 +1,16 @@
+// The built-in `edit` tool (dsh-reference-tools.md §2.4): replace literal
+// text in an existing UTF-8 file in the workspace, keeping its line endings;
+// meta carries the applied hunks.
+#ifndef RETRACE_TOOLS_EDIT_TOOL_H_
+#define RETRACE_TOOLS_EDIT_TOOL_H_
+
+#include "engine/runtime/tool_definition.h"
+#include "tools/workspace.h"
+
+namespace retrace::tools {
+
+Result<runtime::ToolDefinitionPtr> EditTool(Workspace workspace);
+
+}  // namespace retrace::tools
+
+#endif  // RETRACE_TOOLS_EDIT_TOOL_H_

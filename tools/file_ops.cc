@@ -1,0 +1,95 @@
+#include "tools/file_ops.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "tools/js_text.h"
+#include "tools/workspace.h"
+
+namespace retrace::tools {
+
+std::optional<FileInfo> Probe(const std::string& real_path) {
+  struct stat st;
+  if (::stat(real_path.c_str(), &st) != 0) return std::nullopt;
+  return FileInfo{S_ISREG(st.st_mode), static_cast<unsigned>(st.st_mode & 07777), static_cast<uint64_t>(st.st_size)};
+}
+
+std::optional<std::string> ReadBytes(const std::string& real_path) {
+  std::ifstream in(real_path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return bytes.str();
+}
+
+void WriteFileAtomic(const std::string& real_path, std::string_view content, std::optional<unsigned> mode,
+                     const std::string& display_path, std::string_view verb) {
+  auto fail = [&](const std::string& why) {
+    throw FsError("cannot " + std::string(verb) + " \"" + display_path + "\": " + why, "FS_IO");
+  };
+  const std::filesystem::path target(real_path);
+  std::error_code ec;
+  std::filesystem::create_directories(target.parent_path(), ec);
+  if (ec) fail(ec.message());
+  std::random_device rd;
+  const std::string temp = (target.parent_path() / ("." + target.filename().string() + "." + std::to_string(::getpid()) +
+                                                    "." + std::to_string(rd()) + ".tmp"))
+                               .string();
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode.value_or(0666));
+  if (fd < 0) fail(std::strerror(errno));
+  if (mode) ::fchmod(fd, *mode);  // the umask must not narrow a replaced file's mode
+  size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      ::unlink(temp.c_str());
+      fail(why);
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0 || ::rename(temp.c_str(), real_path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(temp.c_str());
+    fail(why);
+  }
+}
+
+std::string NormalizeLineEndings(std::string_view content) {
+  std::string out;
+  out.reserve(content.size());
+  for (size_t i = 0; i < content.size(); ++i) {
+    if (content[i] == '\r' && i + 1 < content.size() && content[i + 1] == '\n') continue;
+    out += content[i];
+  }
+  return out;
+}
+
+void CheckEscalationArgs(const json::Value& args) {
+  const json::Value* permissions = args.Find("sandbox_permissions");
+  const json::Value* justification = args.Find("justification");
+  if (permissions && !justification) throw std::runtime_error("invalid escalation: sandbox_permissions requires a justification");
+  if (justification && !permissions) {
+    throw std::runtime_error("invalid escalation: justification is only valid together with sandbox_permissions");
+  }
+  if (justification && justification->is_string() && IsJsBlank(justification->as_string())) {
+    throw std::runtime_error("invalid justification: expected a non-empty sentence");
+  }
+  if (permissions && justification) {
+    throw std::runtime_error(
+        "sandbox_permissions is not available in this composition (no sandboxing filesystem to escalate)");
+  }
+}
+
+}  // namespace retrace::tools

@@ -1,0 +1,42 @@
+// What dsh's local filesystem provider (dsh-fs-local) does under the write
+// and edit tools, done natively: reading, atomic writing, line endings, and
+// the sandbox-escalation argument checks that run even where nothing
+// sandboxes.
+#ifndef RETRACE_TOOLS_FILE_OPS_H_
+#define RETRACE_TOOLS_FILE_OPS_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/json/value.h"
+
+namespace retrace::tools {
+
+struct FileInfo {
+  bool regular = false;
+  unsigned mode = 0644;
+  uint64_t size = 0;
+};
+
+// stat() following symlinks; nullopt when nothing is there.
+std::optional<FileInfo> Probe(const std::string& real_path);
+
+// The whole file, or nullopt if it cannot be read.
+std::optional<std::string> ReadBytes(const std::string& real_path);
+
+// Writes `content` through a temporary file and rename (parents created,
+// the mode of a replaced file kept). Throws FsError on failure.
+void WriteFileAtomic(const std::string& real_path, std::string_view content, std::optional<unsigned> mode,
+                     const std::string& display_path, std::string_view verb);
+
+// content.replaceAll("\r\n", "\n")
+std::string NormalizeLineEndings(std::string_view content);
+
+// dsh-sandbox's validateEscalationArgs, then — since no filesystem here
+// sandboxes — the refusal of an escalation. Throws std::runtime_error.
+void CheckEscalationArgs(const json::Value& args);
+
+}  // namespace retrace::tools
+
+#endif  // RETRACE_TOOLS_FILE_OPS_H_

@@ -1,0 +1,82 @@
+#include "tools/write_tool.h"
+
+#include "engine/schema/schema_spec.h"
+#include "presenters/reference_tools.h"
+#include "tools/file_ops.h"
+#include "tools/js_text.h"
+#include "tools/line_diff.h"
+
+namespace retrace::tools {
+namespace {
+
+using json::Value;
+using namespace schema;
+
+// dsh-fs-local's diff basis: files at or above this size get no before-text.
+constexpr uint64_t kDiffBasisMaxBytes = 10 * 1024 * 1024;
+
+// readTextForDiff: the current text, LF-normalized, or null when it is too
+// big, binary (a NUL byte) or not UTF-8.
+Value DiffBasis(const std::string& real_path) {
+  std::optional<FileInfo> info = Probe(real_path);
+  if (!info || !info->regular || info->size >= kDiffBasisMaxBytes) return Value();
+  std::optional<std::string> bytes = ReadBytes(real_path);
+  if (!bytes || bytes->find('\0') != std::string::npos) return Value();
+  std::optional<std::string> text = DecodeUtf8Strict(std::move(*bytes));
+  return text ? Value(NormalizeLineEndings(*text)) : Value();
+}
+
+}  // namespace
+
+Result<runtime::ToolDefinitionPtr> WriteTool(Workspace workspace) {
+  const presenters::ToolPresenter* presenter = presenters::ReferencePresenters().Find("write");
+  runtime::ToolDefinition spec{
+      .name = "write",
+      .description = "Create or fully replace a UTF-8 text file.",
+      .parameters = presenters::ReferenceParameters("write"),
+      .output = {.schema = Object(false, {{"path", String().Required()},
+                                          {"operation", String().Enum({"create", "update"}).Required()},
+                                          {"before", OneOf({String(), Null()}).Required()},
+                                          {"after", String().Required()}}),
+                 .render =
+                     [](const Value&, const Value& v) {
+                       return runtime::TextContent("<path>" + v.Find("path")->as_string() +
+                                                   "</path>\n<type>file</type>\n<content>\n" +
+                                                   (v.Find("operation")->as_string() == "create" ? "Created" : "Updated") +
+                                                   " file\n</content>");
+                     },
+                 .presentation_meta =
+                     [](const Value& args, const Value& v) {
+                       const Value& before = *v.Find("before");
+                       return Value::MakeObject(
+                           {{"diffs", before.is_null() ? Value(Value::Array{})
+                                                       : ComputeHunkDiffs(args.Find("file_path")->as_string(),
+                                                                          before.as_string(), v.Find("after")->as_string())}});
+                     }},
+      .execute =
+          [workspace](runtime::ToolRunContext& run) {
+            const Value& args = run.arguments();
+            const std::string& path = args.Find("file_path")->as_string();
+            const std::string& content = args.Find("content")->as_string();
+            if (IsJsBlank(path)) throw std::runtime_error("file_path must be a non-empty string");
+            CheckEscalationArgs(args);
+            const ResolvedPath target = workspace.Resolve(path, "write");
+            std::optional<FileInfo> existing = Probe(target.real);
+            if (existing && !existing->regular) {
+              throw FsError("cannot write \"" + target.display + "\": not a regular file", "FS_NOT_REGULAR_FILE");
+            }
+            Value before = existing && content.size() < kDiffBasisMaxBytes ? DiffBasis(target.real) : Value();
+            WriteFileAtomic(target.real, content, existing ? std::optional(existing->mode) : std::nullopt, target.display,
+                            "write");
+            return Value::MakeObject({{"path", target.display},
+                                      {"operation", existing ? "update" : "create"},
+                                      {"before", std::move(before)},
+                                      {"after", NormalizeLineEndings(content)}});
+          },
+      .present_call = presenter->present_call,
+      .present_result = presenter->present_result,
+  };
+  return runtime::DefineTool(std::move(spec));
+}
+
+}  // namespace retrace::tools

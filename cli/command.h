@@ -38,6 +38,7 @@ Command RepairCommand();
 Command MigrateCommand();
 Command RunCommand();
 Command ReplayCommand();
+Command DemoCommand();
 
 }  // namespace retrace::cli
 

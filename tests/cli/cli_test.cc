@@ -127,6 +127,17 @@ TEST_F(CliTest, ReplayCardsFromAFileOrTheStoreMatchUpstream) {
   EXPECT_EQ(Retrace("replay c06-errors-policy --format pdf").code, 2);
 }
 
+TEST_F(CliTest, DemoRecordsReplaysAndWritesHtml) {
+  Outcome demo = Retrace("demo --html " + dir_ / "session.html");
+  EXPECT_EQ(demo.code, 0) << demo.out;
+  EXPECT_THAT(demo.out, HasSubstr("⚙ Edit src/math.ts  [edit] ✓"));
+  EXPECT_THAT(demo.out, HasSubstr("Error: invalid arguments: \"arguments\" must be an object"));
+  EXPECT_THAT(demo.out, HasSubstr("Error: policy: lockfiles are written by the package manager"));
+  EXPECT_THAT(demo.out, HasSubstr("5 tool calls (2 failed)"));
+  EXPECT_EQ(ReadFile(dir_ / "session.html").rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_THAT(Retrace("sessions").out, HasSubstr("demo-"));
+}
+
 TEST_F(CliTest, ReplayRendersTranscriptTextAndHtml) {
   ASSERT_EQ(Retrace("import " + FixturePath("s1-tools-inject.jsonl")).code, 0);
   Outcome text = Retrace("replay s1-tools-inject --format text");

@@ -1,0 +1,100 @@
+// retrace demo [--html FILE] [--keep-workspace]
+//
+// The main job end to end: in a fresh temporary workspace, a scripted
+// session runs through the real pipeline and built-in tools — a file
+// written, read and edited, an injected notice, a malformed call and a
+// call a policy denies — is recorded into the database, replayed as text,
+// and written out as a self-contained HTML page.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "cli/command.h"
+#include "cli/exit_codes.h"
+#include "cli/script_session.h"
+#include "engine/replay/transcript.h"
+#include "presenters/reference_tools.h"
+#include "store/atomic_file.h"
+#include "store/event_source.h"
+
+namespace retrace::cli {
+namespace {
+
+struct DemoOptions {
+  std::string html = "session.html";
+  bool keep_workspace = false;
+};
+
+// What the model "says": the conversation the demo plays.
+constexpr char kScript[] = R"({"op":"prompt","text":"Create a small math module, look it over, and fix anything wrong with add()."}
+{"op":"assistant","reasoning":"Start by writing the module.","text":"I'll create src/math.ts.","toolCalls":[{"id":"call_write","name":"write","arguments":{"file_path":"src/math.ts","content":"export function add(a: number, b: number): number {\n  return Math.abs(a) + b\n}\n\nexport function twice(n: number): number {\n  return add(n, n)\n}\n"}}]}
+{"op":"assistant","text":"Reading it back.","toolCalls":[{"id":"call_read","name":"read","arguments":{"file_path":"src/math.ts"}}]}
+{"op":"inject","text":"<system-reminder>src/math.test.ts was modified outside the agent.</system-reminder>","plugin":"file-watch","form":"notice","summary":"src/math.test.ts changed on disk"}
+{"op":"assistant","text":"Math.abs(a) breaks negative inputs. Fixing it, and trying two more things.","toolCalls":[{"id":"call_edit","name":"edit","arguments":{"file_path":"src/math.ts","old_string":"return Math.abs(a) + b","new_string":"return a + b"}},{"id":"call_malformed","name":"read","arguments":"{\"file_path\": \"src/math.ts\", \"limit\": 1"},{"id":"call_denied","name":"write","arguments":{"file_path":"package-lock.json","content":"{}"}}]}
+{"op":"assistant","text":"Fixed: add() no longer takes the absolute value of a. The lockfile is left to the package manager."}
+)";
+
+// The demo's policy: lockfiles are written by package managers, never by the agent.
+std::vector<runtime::Registration> DemoPolicy(runtime::ToolRuntime& rt) {
+  std::vector<runtime::Registration> regs;
+  regs.push_back(rt.registry().Guard([](const runtime::Execution& exec) -> std::optional<std::string> {
+    const json::Value* path = exec.has_arguments() ? exec.arguments().Find("file_path") : nullptr;
+    if (exec.name() == "write" && path && path->is_string() && path->as_string().find("lock") != std::string::npos) {
+      return "policy: lockfiles are written by the package manager, not by the agent";
+    }
+    return std::nullopt;
+  }));
+  return regs;
+}
+
+int Run(const Context& ctx, const DemoOptions& opt) {
+  auto ops = runtime::ParseScript(kScript, "demo script");
+  if (!ops.ok()) return ctx.Fail(ops.status());
+  std::string dir = (std::filesystem::temp_directory_path() / "retrace-demo-XXXXXX").string();
+  if (mkdtemp(dir.data()) == nullptr) return ctx.Fail(Status::IoError("cannot create a demo workspace in " + dir));
+
+  ScriptSession how{"demo-" + std::to_string(ctx.NowMs()), dir, 10, DemoPolicy};
+  Result<ScriptOutcome> outcome = RecordScript(ctx, *ops, how);
+  if (!outcome.ok()) return ctx.Fail(outcome.status());
+
+  // Replay what was recorded, from the database, as a reader would.
+  auto store = ctx.OpenStore(false, /*create=*/false);
+  if (!store.ok()) return ctx.Fail(store.status());
+  replay::TranscriptBuilder builder(outcome->session_id, presenters::ReferencePresenters());
+  Status st = store::ReadStoredEvents(**store, outcome->session_id, replay::TranscriptNeeds, [&](log::Event&& e) {
+    builder.Add(std::move(e));
+    return Status::Ok();
+  });
+  if (!st.ok()) return ctx.Fail(st);
+  const json::Value transcript = builder.Finish();
+  const bool color = isatty(fileno(ctx.out)) && std::getenv("NO_COLOR") == nullptr;
+  std::fputs(replay::RenderText(transcript, color).c_str(), ctx.out);
+
+  Result<store::AtomicFile> html = store::AtomicFile::Create(opt.html);
+  st = html.ok() ? html->Append(replay::RenderHtml(transcript)) : html.status();
+  if (st.ok()) st = html->Commit(/*overwrite=*/true);
+  if (!st.ok()) return ctx.Fail(st);
+  if (!opt.keep_workspace) std::filesystem::remove_all(dir);
+  std::fprintf(ctx.out, "\n%s into %s\nwrote %s%s%s\n", Summary(*outcome).c_str(), ctx.db_path.c_str(),
+               opt.html.c_str(), opt.keep_workspace ? "; workspace kept at " : "", opt.keep_workspace ? dir.c_str() : "");
+  return kExitOk;
+}
+
+}  // namespace
+
+Command DemoCommand() {
+  return {"demo", "Run a scripted session through the real tools, record it, replay it as text and HTML",
+          [](CLI::App& sub, Context& ctx) -> Handler {
+            auto opt = std::make_shared<DemoOptions>();
+            sub.add_option("--html", opt->html, "Where to write the replayed session page (default: session.html)");
+            sub.add_flag("--keep-workspace", opt->keep_workspace, "Keep the temporary workspace the tools worked in");
+            sub.footer(
+                "In a fresh temporary workspace the demo writes, reads and edits a file with the built-in\n"
+                "tools, receives an injected notice, sends one malformed call and one call a policy denies,\n"
+                "records everything into the database (--db), then replays it from there.\n");
+            return [&ctx, opt] { return Run(ctx, *opt); };
+          }};
+}
+
+}  // namespace retrace::cli

@@ -19,7 +19,9 @@ class Out {
     while (start <= text.size()) {
       size_t end = text.find('\n', start);
       if (end == std::string_view::npos) end = text.size();
-      Line(std::string(indent) + std::string(text.substr(start, end - start)), style);
+      std::string line = std::string(indent) + std::string(text.substr(start, end - start));
+      while (!line.empty() && line.back() == ' ') line.pop_back();  // no trailing blanks on empty lines
+      Line(line, style);
       start = end + 1;
     }
   }

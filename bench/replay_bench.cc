@@ -1,8 +1,8 @@
 // Replay to tool cards, file in → cards out, side by side with the upstream
 // stack (dsh's JSONL load + the dsh tool packages' presenters in Node 22),
 // in one run, on a generated session whose read results carry real read
-// cards. Also from the store (imported beforehand), and a byte comparison of
-// retrace's cards with upstream's.
+// cards. Also from the store (imported beforehand), the whole HTML page from
+// the file, and a byte comparison of retrace's cards with upstream's.
 //
 //   replay_bench [--events N] [--reps R] [--dir DIR] [--node NODE --upstream DIR]
 #include <CLI/CLI.hpp>
@@ -15,6 +15,7 @@
 #include "bench/measure.h"
 #include "engine/json/writer.h"
 #include "engine/replay/cards.h"
+#include "engine/replay/transcript.h"
 #include "presenters/reference_tools.h"
 #include "store/event_source.h"
 #include "store/importer.h"
@@ -55,6 +56,19 @@ std::string Slurp(const std::string& path) {
     std::fclose(f);
   }
   return text;
+}
+
+// The transcript rendered as the HTML page, from the file.
+double Html(const std::string& file) {
+  const double start = NowSeconds();
+  replay::TranscriptBuilder builder(kSession, presenters::ReferencePresenters());
+  auto id = store::ReadFileEvents(file, replay::TranscriptNeeds, [&](log::Event&& e) {
+    builder.Add(std::move(e));
+    return Status::Ok();
+  });
+  if (!id.ok()) return -1;
+  const std::string html = replay::RenderHtml(builder.Finish());
+  return html.empty() ? -1 : NowSeconds() - start;
 }
 
 void Row(const char* name, const Sample& s, const GeneratedLog& log) {
@@ -102,15 +116,18 @@ int Main(int argc, char** argv) {
                    "");
     });
   });
+  const Sample html = Best(o.reps, [&] { return RunInChild([&] { return Html(file); }); });
   const Sample upstream = o.node.empty() ? Sample{} : Best(o.reps, [&] {
     return RunCommand({o.node, RETRACE_SOURCE_DIR "/bench/upstream/replay.mjs", o.upstream, file, kSession,
                        "/home/dev/bench", theirs_out});
   });
   Row("retrace cards, from the JSONL file", from_file, log);
   Row("retrace cards, from the store", from_store, log);
+  Row("retrace HTML page, from the JSONL file", html, log);
   Row("upstream load() + presenters (Node 22)", upstream, log);
   if (from_file.ok && upstream.ok) {
     std::printf("file in → cards out, retrace / upstream: %.1fx (target >= 10)\n", upstream.seconds / from_file.seconds);
+    if (html.ok) std::printf("file in → HTML out, retrace / upstream cards: %.1fx\n", upstream.seconds / html.seconds);
     std::printf("cards identical to upstream's: %s\n",
                 Slurp(ours_out) == Slurp(theirs_out) ? "yes" : "NO (compare bench/out/replay-bench*.json)");
   }

@@ -1,15 +1,13 @@
 #include "tools/read_tool.h"
 
 #include <cmath>
-#include <fstream>
 #include <map>
-#include <sstream>
-#include <sys/stat.h>
 
 #include "engine/json/utf8.h"
 #include "engine/json/writer.h"
 #include "engine/schema/schema_spec.h"
 #include "presenters/reference_tools.h"
+#include "tools/file_ops.h"
 #include "tools/js_text.h"
 
 namespace retrace::tools {
@@ -163,18 +161,14 @@ Result<runtime::ToolDefinitionPtr> ReadTool(Workspace workspace, ReadCaps caps) 
           [workspace, caps](runtime::ToolRunContext& run) {
             const ReadArgs a = ParseReadArgs(run.arguments(), caps.limit);
             const ResolvedPath target = workspace.Resolve(a.path, "read");
-            struct stat st;
-            if (::stat(target.real.c_str(), &st) != 0) {
-              throw FsError("cannot read \"" + target.display + "\": not found", "FS_NOT_FOUND");
-            }
-            if (!S_ISREG(st.st_mode)) {
+            std::optional<FileInfo> info = Probe(target.real);
+            if (!info) throw FsError("cannot read \"" + target.display + "\": not found", "FS_NOT_FOUND");
+            if (!info->regular) {
               throw FsError("cannot read \"" + target.display + "\": not a regular file", "FS_NOT_REGULAR_FILE");
             }
-            std::ifstream in(target.real, std::ios::binary);
-            std::ostringstream bytes;
-            bytes << in.rdbuf();
-            if (!in.good() && !in.eof()) throw FsError("cannot read \"" + target.display + "\": I/O error", "FS_IO");
-            std::optional<std::string> text = DecodeUtf8Strict(bytes.str());
+            std::optional<std::string> bytes = ReadBytes(target.real);
+            if (!bytes) throw FsError("cannot read \"" + target.display + "\": I/O error", "FS_IO");
+            std::optional<std::string> text = DecodeUtf8Strict(std::move(*bytes));
             if (!text) throw FsError("cannot read \"" + target.display + "\": invalid UTF-8 text", "FS_NOT_TEXT");
             Window w = BuildWindow(*text, a.offset, a.limit, caps);
             if (!w.truncated_by_bytes && a.offset > w.total && !(w.total == 0 && a.offset == 1)) {

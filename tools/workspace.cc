@@ -1,7 +1,5 @@
 #include "tools/workspace.h"
 
-#include <climits>
-#include <cstdlib>
 #include <filesystem>
 #include <vector>
 

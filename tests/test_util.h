@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -65,6 +66,19 @@ inline ShellOutcome Shell(const std::string& command) {
   const int status = pclose(p);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// The directory with Node 22 (node22/) and the upstream dsh packages
+// (node_modules/@deepseek-ai/<pkg> for each of `packages`): $RETRACE_UPSTREAM,
+// else bench/out/upstream (bench/setup_upstream.sh). "" when any is missing.
+inline std::string UpstreamDir(std::initializer_list<const char*> packages) {
+  const char* env = std::getenv("RETRACE_UPSTREAM");
+  const std::string dir = env ? env : std::string(RETRACE_SOURCE_DIR) + "/bench/out/upstream";
+  if (!std::filesystem::exists(dir + "/node22/package/bin/node")) return "";
+  for (const char* pkg : packages) {
+    if (!std::filesystem::exists(dir + "/node_modules/@deepseek-ai/" + pkg)) return "";
+  }
+  return dir;
 }
 
 // A fresh directory removed on destruction.

@@ -31,14 +31,7 @@ using retrace::testing::WriteFile;
 const std::string kRetrace = std::string(RETRACE_BUILD_DIR) + "/cli/retrace";
 const std::string kTestHost = std::string(RETRACE_BUILD_DIR) + "/tests/retrace_test_host";
 
-// The upstream directory (node22/ and node_modules/), or "" when absent.
-std::string Upstream() {
-  const char* env = std::getenv("RETRACE_UPSTREAM");
-  std::string dir = env ? env : std::string(RETRACE_SOURCE_DIR) + "/bench/out/upstream";
-  const bool ok = std::filesystem::exists(dir + "/node22/package/bin/node") &&
-                  std::filesystem::exists(dir + "/node_modules/@deepseek-ai/dsh-session-persistence-jsonl");
-  return ok ? dir : "";
-}
+std::string Upstream() { return retrace::testing::UpstreamDir({"dsh-session-persistence-jsonl", "dsh-invariants"}); }
 
 #define REQUIRE_UPSTREAM(dir)                                                                             \
   const std::string dir = Upstream();                                                                     \

@@ -115,17 +115,8 @@ TEST(LangFromPathTest, MatchesDshsTable) {
   EXPECT_EQ(LangFromPath("c:\\x\\y.hpp"), "cpp");
 }
 
-std::string Upstream() {
-  const char* env = std::getenv("RETRACE_UPSTREAM");
-  std::string dir = env ? env : std::string(RETRACE_SOURCE_DIR) + "/bench/out/upstream";
-  const bool ok = std::filesystem::exists(dir + "/node22/package/bin/node") &&
-                  std::filesystem::exists(dir + "/node_modules/@deepseek-ai/dsh-fs-local") &&
-                  std::filesystem::exists(dir + "/node_modules/@deepseek-ai/dsh-tool-fs");
-  return ok ? dir : "";
-}
-
 TEST_F(FileToolsTest, SameResultsAndCardsAsUpstreamOnTheSameWorkspace) {
-  const std::string upstream = Upstream();
+  const std::string upstream = retrace::testing::UpstreamDir({"dsh-fs-local", "dsh-tool-fs"});
   if (upstream.empty()) {
     GTEST_SKIP() << "Node 22 and the dsh tool packages are not installed (run bench/setup_upstream.sh, or set "
                     "RETRACE_UPSTREAM); the live parity check did not run";

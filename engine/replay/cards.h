@@ -28,6 +28,8 @@ namespace retrace::replay {
 bool CardsNeed(std::string_view event_type);
 
 // dsh's argument parsing for presenters: "" → {}, text that is not JSON → the text.
+// Unlike runtime::ParseModelArguments, an out-of-range number (1e400) keeps the
+// raw text: a replayed card is written out, and Infinity has no JSON form.
 json::Value ParseLoggedArguments(std::string_view text);
 
 class CardBuilder {

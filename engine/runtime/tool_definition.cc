@@ -2,18 +2,10 @@
 
 #include <cmath>
 
-#include "engine/json/parser.h"
 #include "engine/schema/schema_compiler.h"
 #include "engine/schema/validator.h"
 
 namespace retrace::runtime {
-
-json::Value ParseModelArguments(std::string_view text) {
-  if (text.empty()) return json::Value::MakeObject();
-  Result<json::Value> parsed = json::Parse(text, {.overflow_to_infinity = true});
-  if (!parsed.ok()) return json::Value(text);
-  return std::move(parsed).value();
-}
 
 namespace {
 

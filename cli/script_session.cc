@@ -1,14 +1,22 @@
 #include "cli/script_session.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
 #include <random>
 
 #include "engine/runtime/timeout_policy.h"
 #include "store/sqlite_event_log.h"
 #include "tools/builtin_tools.h"
+#include "tools/job_tools.h"
+
+extern char** environ;
 
 namespace retrace::cli {
 
 namespace asio = runtime::asio;
+using json::Value;
 
 std::string NewUuid() {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -21,6 +29,26 @@ std::string NewUuid() {
                 static_cast<unsigned>(lo >> 48), static_cast<unsigned long long>(lo & 0xffffffffffffULL));
   return buf;
 }
+
+namespace {
+
+std::vector<std::string> ProcessEnvironment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  return env;
+}
+
+// A private (0700) per-user directory under the system temp dir.
+std::string DefaultSpillDir() {
+  std::error_code ec;
+  const std::string dir = (std::filesystem::temp_directory_path(ec) / ("retrace-spill-" + std::to_string(getuid()))).string();
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return "";
+  struct stat st {};
+  if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) return "";  // not ours: no spill
+  return dir;
+}
+
+}  // namespace
 
 Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<runtime::ScriptOp>& ops, const ScriptSession& how) {
   ASSIGN_OR_RETURN(tools::Workspace workspace, tools::Workspace::Open(how.workspace));
@@ -37,10 +65,25 @@ Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<runtime
                  static_cast<long long>(recorder->repaired_events()));
   }
 
+  // Background jobs belong to this session; a job that finishes unreported
+  // tells it through an injected notice (dsh-tool-jobs), recorded durably.
+  auto jobs = std::make_shared<tools::JobRegistry>([&ctx] { return ctx.NowMs(); });
+  jobs->OnJobDone([&recorder, &header](const tools::JobSnapshot& job) {
+    if (job.reported || job.owner != header.id) return;
+    Value::Array content;
+    content.push_back(Value::MakeObject({{"type", "text"}, {"text", tools::CompletionNotice(job)}}));
+    Status st = recorder->Inject(runtime::MakeUserMessage(std::move(content), tools::CompletionNoticeSource(job), NewUuid()));
+    if (!st.ok()) std::fprintf(stderr, "retrace: could not record the notice of job %s: %s\n", job.id.c_str(), st.message().c_str());
+  });
+  tools::ToolHost host{.workspace = workspace,
+                       .environment = ProcessEnvironment(),
+                       .spill_dir = how.spill_dir.empty() ? DefaultSpillDir() : how.spill_dir,
+                       .jobs = jobs};
+
   runtime::ToolRuntime runtime;
   std::vector<runtime::Registration> registered;
   registered.push_back(runtime::InstallTimeoutPolicy(runtime));
-  ASSIGN_OR_RETURN(std::vector<runtime::ToolDefinitionPtr> builtins, tools::BuiltinTools(workspace));
+  ASSIGN_OR_RETURN(std::vector<runtime::ToolDefinitionPtr> builtins, tools::BuiltinTools(host));
   for (const runtime::ToolDefinitionPtr& def : builtins) {
     ASSIGN_OR_RETURN(runtime::Registration reg, runtime.registry().Register(def));
     registered.push_back(std::move(reg));
@@ -53,10 +96,11 @@ Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<runtime
   asio::co_spawn(
       io,
       [&]() -> asio::awaitable<void> {
-        report.emplace(co_await runtime::RunScript(ops, *recorder, runtime, env, {.max_parallel = how.max_parallel}));
+        report.emplace(co_await runtime::RunScript(ops, *recorder, runtime, env, {.max_parallel = how.max_parallel, .agent = runtime::Scope::Create(header.id)}));
       },
       asio::detached);
   io.run();
+  jobs->Close();  // the host's teardown: stop the jobs still running, before the recorder goes
   if (!report->ok()) return report->status();
   return ScriptOutcome{header.id, workspace.root(), **report};
 }

@@ -17,7 +17,8 @@ struct ScriptSession {
   std::string workspace = ".";   // the tools' confinement, and the session's cwd
   size_t max_parallel = 10;
   // Extra policy (guards, listeners) to install on the runtime for the run.
-  std::function<std::vector<runtime::Registration>(runtime::ToolRuntime&)> policies;
+  std::function<std::vector<runtime::Registration>(runtime::ToolRuntime&)> policies{};
+  std::string spill_dir{};  // over-cap output; empty: $TMPDIR/retrace-spill-<uid>
 };
 
 struct ScriptOutcome {

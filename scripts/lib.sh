@@ -8,7 +8,7 @@ RETRACE_BUILD="${RETRACE_BUILD:-$RETRACE_ROOT/build}"
 # Debian 12 packages the build, tests and benchmarks need (README "Dependencies").
 RETRACE_PACKAGES=(
   build-essential cmake ninja-build pkg-config
-  libsqlite3-dev libzstd-dev zstd libsimdjson-dev libcli11-dev libgtest-dev libgmock-dev
+  libsqlite3-dev libzstd-dev zstd libsimdjson-dev libcli11-dev libgtest-dev libgmock-dev ripgrep
   libboost-dev libspdlog-dev
 )
 

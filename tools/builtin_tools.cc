@@ -1,19 +1,26 @@
 #include "tools/builtin_tools.h"
 
+#include "tools/bash_tool.h"
 #include "tools/edit_tool.h"
+#include "tools/job_tools.h"
 #include "tools/read_tool.h"
+#include "tools/search_tools.h"
 #include "tools/write_tool.h"
 
 namespace retrace::tools {
 
-Result<std::vector<runtime::ToolDefinitionPtr>> BuiltinTools(const Workspace& workspace) {
+Result<std::vector<runtime::ToolDefinitionPtr>> BuiltinTools(const ToolHost& host) {
   std::vector<runtime::ToolDefinitionPtr> tools;
-  ASSIGN_OR_RETURN(runtime::ToolDefinitionPtr read, ReadTool(workspace));
-  tools.push_back(std::move(read));
-  ASSIGN_OR_RETURN(runtime::ToolDefinitionPtr write, WriteTool(workspace));
-  tools.push_back(std::move(write));
-  ASSIGN_OR_RETURN(runtime::ToolDefinitionPtr edit, EditTool(workspace));
-  tools.push_back(std::move(edit));
+  for (Result<runtime::ToolDefinitionPtr> (*make)(const ToolHost&) :
+       {+[](const ToolHost& h) { return ReadTool(h.workspace); }, +[](const ToolHost& h) { return WriteTool(h.workspace); },
+        +[](const ToolHost& h) { return EditTool(h.workspace); }, &GlobTool, &GrepTool, &BashTool}) {
+    ASSIGN_OR_RETURN(runtime::ToolDefinitionPtr tool, make(host));
+    tools.push_back(std::move(tool));
+  }
+  if (host.jobs) {
+    ASSIGN_OR_RETURN(std::vector<runtime::ToolDefinitionPtr> jobs, JobTools(host.jobs));
+    for (runtime::ToolDefinitionPtr& tool : jobs) tools.push_back(std::move(tool));
+  }
   return tools;
 }
 

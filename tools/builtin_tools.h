@@ -1,17 +1,18 @@
-// The built-in tools a host registers (`retrace run` registers these): the
-// reference tools of dsh implemented natively, confined to a workspace.
-// So far: read, write and edit. (glob, grep, bash, jobs and web_fetch follow.)
+// The built-in tools a host registers (`retrace run` and `retrace demo`
+// register these): dsh's reference tools implemented natively — read, write,
+// edit (confined to the workspace), glob, grep, bash, and, when the host has
+// a JobRegistry, job_output, job_list and job_kill.
 #ifndef RETRACE_TOOLS_BUILTIN_TOOLS_H_
 #define RETRACE_TOOLS_BUILTIN_TOOLS_H_
 
 #include <vector>
 
 #include "engine/runtime/tool_definition.h"
-#include "tools/workspace.h"
+#include "tools/tool_host.h"
 
 namespace retrace::tools {
 
-Result<std::vector<runtime::ToolDefinitionPtr>> BuiltinTools(const Workspace& workspace);
+Result<std::vector<runtime::ToolDefinitionPtr>> BuiltinTools(const ToolHost& host);
 
 }  // namespace retrace::tools
 

@@ -76,7 +76,7 @@ std::string NormalizeLineEndings(std::string_view content) {
   return out;
 }
 
-void CheckEscalationArgs(const json::Value& args) {
+void CheckEscalationArgs(const json::Value& args, std::string_view confiner) {
   const json::Value* permissions = args.Find("sandbox_permissions");
   const json::Value* justification = args.Find("justification");
   if (permissions && !justification) throw std::runtime_error("invalid escalation: sandbox_permissions requires a justification");
@@ -87,8 +87,8 @@ void CheckEscalationArgs(const json::Value& args) {
     throw std::runtime_error("invalid justification: expected a non-empty sentence");
   }
   if (permissions && justification) {
-    throw std::runtime_error(
-        "sandbox_permissions is not available in this composition (no sandboxing filesystem to escalate)");
+    throw std::runtime_error("sandbox_permissions is not available in this composition (no sandboxing " +
+                             std::string(confiner) + " to escalate)");
   }
 }
 

@@ -33,9 +33,10 @@ void WriteFileAtomic(const std::string& real_path, std::string_view content, std
 // content.replaceAll("\r\n", "\n")
 std::string NormalizeLineEndings(std::string_view content);
 
-// dsh-sandbox's validateEscalationArgs, then — since no filesystem here
-// sandboxes — the refusal of an escalation. Throws std::runtime_error.
-void CheckEscalationArgs(const json::Value& args);
+// dsh-sandbox's validateEscalationArgs, then — since nothing here sandboxes —
+// the refusal of an escalation, naming the `confiner` ("filesystem" for the
+// fs tools, "executor" for bash). Throws std::runtime_error.
+void CheckEscalationArgs(const json::Value& args, std::string_view confiner = "filesystem");
 
 }  // namespace retrace::tools
 

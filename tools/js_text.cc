@@ -69,4 +69,41 @@ std::optional<std::string> DecodeUtf8Strict(std::string bytes) {
   return bytes;
 }
 
+std::string DecodeUtf8Lossy(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size());
+  for (size_t i = 0; i < bytes.size();) {
+    const auto b = static_cast<unsigned char>(bytes[i]);
+    if (b < 0x80) {
+      out += static_cast<char>(b);
+      ++i;
+      continue;
+    }
+    if (size_t len = json::ValidUtf8SequenceLength(bytes.substr(i)); len > 0) {
+      out.append(bytes.substr(i, len));
+      i += len;
+      continue;
+    }
+    // The maximal subpart: a valid lead and the continuation bytes that could still have completed it.
+    size_t consumed = 1;
+    if (b >= 0xC2 && b <= 0xF4) {
+      const size_t need = b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+      unsigned char lo = 0x80, hi = 0xBF;
+      if (b == 0xE0) lo = 0xA0;
+      if (b == 0xED) hi = 0x9F;
+      if (b == 0xF0) lo = 0x90;
+      if (b == 0xF4) hi = 0x8F;
+      while (consumed < need && i + consumed < bytes.size()) {
+        const auto c = static_cast<unsigned char>(bytes[i + consumed]);
+        if (c < lo || c > hi) break;
+        ++consumed;
+        lo = 0x80, hi = 0xBF;
+      }
+    }
+    out += "\xEF\xBF\xBD";
+    i += consumed;
+  }
+  return out;
+}
+
 }  // namespace retrace::tools

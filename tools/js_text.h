@@ -22,6 +22,10 @@ bool IsJsBlank(std::string_view s);
 // dropped; nullopt when the bytes are not UTF-8.
 std::optional<std::string> DecodeUtf8Strict(std::string bytes);
 
+// Buffer.toString("utf8"): every maximal ill-formed subpart becomes one
+// U+FFFD (WHATWG decoding), a BOM is kept. Used for process output.
+std::string DecodeUtf8Lossy(std::string_view bytes);
+
 }  // namespace retrace::tools
 
 #endif  // RETRACE_TOOLS_JS_TEXT_H_

@@ -2,9 +2,11 @@
 //
 // The main job end to end: in a fresh temporary workspace, a scripted
 // session runs through the real pipeline and built-in tools — a file
-// written, read and edited, an injected notice, a malformed call and a
-// call a policy denies — is recorded into the database, replayed as text,
-// and written out as a self-contained HTML page.
+// written, read and edited, an injected notice, a malformed call, a call a
+// policy denies, grep and glob, bash succeeding and failing, two background
+// jobs (one waited on, one announcing itself with a completion notice) — is
+// recorded into the database, replayed as text, and written out as a
+// self-contained HTML page.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -32,7 +34,11 @@ constexpr char kScript[] = R"({"op":"prompt","text":"Create a small math module,
 {"op":"assistant","text":"Reading it back.","toolCalls":[{"id":"call_read","name":"read","arguments":{"file_path":"src/math.ts"}}]}
 {"op":"inject","text":"<system-reminder>src/math.test.ts was modified outside the agent.</system-reminder>","plugin":"file-watch","form":"notice","summary":"src/math.test.ts changed on disk"}
 {"op":"assistant","text":"Math.abs(a) breaks negative inputs. Fixing it, and trying two more things.","toolCalls":[{"id":"call_edit","name":"edit","arguments":{"file_path":"src/math.ts","old_string":"return Math.abs(a) + b","new_string":"return a + b"}},{"id":"call_malformed","name":"read","arguments":"{\"file_path\": \"src/math.ts\", \"limit\": 1"},{"id":"call_denied","name":"write","arguments":{"file_path":"package-lock.json","content":"{}"}}]}
-{"op":"assistant","text":"Fixed: add() no longer takes the absolute value of a. The lockfile is left to the package manager."}
+{"op":"assistant","text":"Who calls add()?","toolCalls":[{"id":"call_grep","name":"grep","arguments":{"pattern":"add\\(","include":"*.ts"}},{"id":"call_glob","name":"glob","arguments":{"pattern":"**/*.ts"}}]}
+{"op":"assistant","text":"Checking the fix, and whether a test file exists yet.","toolCalls":[{"id":"call_bash_ok","name":"bash","arguments":{"command":"grep -n 'a + b' src/math.ts","description":"Show the fixed line"}},{"id":"call_bash_fail","name":"bash","arguments":{"command":"test -f src/math.test.ts || { echo 'no test file yet' >&2; exit 1; }","description":"Check for a test file"}}]}
+{"op":"assistant","text":"Starting the build and the linter in the background.","toolCalls":[{"id":"call_build","name":"bash","arguments":{"command":"sleep 0.5; echo 'build ok: 2 modules'","description":"Build the project","run_in_background":true}},{"id":"call_lint","name":"bash","arguments":{"command":"echo 'lint: 0 problems'","description":"Lint the project","run_in_background":true}}]}
+{"op":"assistant","text":"Waiting for the build.","toolCalls":[{"id":"call_wait","name":"job_output","arguments":{"job_id":"bash-1","wait":true}}]}
+{"op":"assistant","text":"Fixed: add() no longer takes the absolute value of a; the build and the linter pass. The lockfile is left to the package manager."}
 )";
 
 // The demo's policy: lockfiles are written by package managers, never by the agent.
@@ -92,6 +98,7 @@ Command DemoCommand() {
             sub.footer(
                 "In a fresh temporary workspace the demo writes, reads and edits a file with the built-in\n"
                 "tools, receives an injected notice, sends one malformed call and one call a policy denies,\n"
+                "searches with grep and glob, runs bash (one success, one failure) and two background jobs,\n"
                 "records everything into the database (--db), then replays it from there.\n");
             return [&ctx, opt] { return Run(ctx, *opt); };
           }};

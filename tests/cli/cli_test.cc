@@ -133,7 +133,14 @@ TEST_F(CliTest, DemoRecordsReplaysAndWritesHtml) {
   EXPECT_THAT(demo.out, HasSubstr("⚙ Edit src/math.ts  [edit] ✓"));
   EXPECT_THAT(demo.out, HasSubstr("Error: invalid arguments: \"arguments\" must be an object"));
   EXPECT_THAT(demo.out, HasSubstr("Error: policy: lockfiles are written by the package manager"));
-  EXPECT_THAT(demo.out, HasSubstr("5 tool calls (2 failed)"));
+  EXPECT_THAT(demo.out, HasSubstr("⚙ Grep add\\( (*.ts)  [grep] ✓"));
+  EXPECT_THAT(demo.out, HasSubstr("⚙ Glob **/*.ts  [glob] ✓"));
+  EXPECT_THAT(demo.out, HasSubstr("2:  return a + b\n    exit 0"));
+  EXPECT_THAT(demo.out, HasSubstr("no test file yet\n    exit 1"));
+  EXPECT_THAT(demo.out, HasSubstr("build ok: 2 modules\n    [status: completed, exit code: 0]"));
+  // The job nobody waited for announced itself through a durable injected notice.
+  EXPECT_THAT(demo.out, HasSubstr("⟪tool-jobs · notice⟫ bash echo 'lint: 0 problems' [status: completed, exit code: 0]"));
+  EXPECT_THAT(demo.out, HasSubstr("12 tool calls (2 failed)"));
   EXPECT_EQ(ReadFile(dir_ / "session.html").rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_THAT(Retrace("sessions").out, HasSubstr("demo-"));
 }

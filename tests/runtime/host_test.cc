@@ -95,13 +95,13 @@ TEST_F(HostTest, RichSessionLoadsInDshWithTheInvariantCompanion) {
 TEST_F(HostTest, RetraceRunSessionLoadsInDsh) {
   REQUIRE_UPSTREAM(upstream);
   const std::string script = Script("s.jsonl", R"({"op":"prompt","text":"list files"}
-{"op":"assistant","text":"Looking.","toolCalls":[{"id":"c1","name":"glob","arguments":"{\"pattern\":\"*\"}"}]}
+{"op":"assistant","text":"Looking.","toolCalls":[{"id":"c1","name":"glob","arguments":"{\"pattern\":\"*\"}"},{"id":"c2","name":"present","arguments":"{}"}]}
 {"op":"inject","text":"ctx","plugin":"test"}
 {"op":"assistant","text":"Done."}
 )");
   retrace::testing::ShellOutcome run = Retrace("run " + script + " --session cli-run");
   ASSERT_EQ(run.code, 0) << run.out;
-  EXPECT_THAT(run.out, HasSubstr("session cli-run: 1 turn, 1 tool call (1 failed)"));
+  EXPECT_THAT(run.out, HasSubstr("session cli-run: 1 turn, 2 tool calls (1 failed)"));  // present is not built in
   retrace::testing::ShellOutcome dsh = LoadInDsh(upstream, "cli-run");
   EXPECT_EQ(dsh.code, 0) << dsh.out;
 }

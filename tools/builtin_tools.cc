@@ -5,6 +5,7 @@
 #include "tools/job_tools.h"
 #include "tools/read_tool.h"
 #include "tools/search_tools.h"
+#include "tools/web_fetch_tool.h"
 #include "tools/write_tool.h"
 
 namespace retrace::tools {
@@ -17,6 +18,8 @@ Result<std::vector<runtime::ToolDefinitionPtr>> BuiltinTools(const ToolHost& hos
     ASSIGN_OR_RETURN(runtime::ToolDefinitionPtr tool, make(host));
     tools.push_back(std::move(tool));
   }
+  ASSIGN_OR_RETURN(runtime::ToolDefinitionPtr fetch, WebFetchTool());
+  tools.push_back(std::move(fetch));
   if (host.jobs) {
     ASSIGN_OR_RETURN(std::vector<runtime::ToolDefinitionPtr> jobs, JobTools(host.jobs));
     for (runtime::ToolDefinitionPtr& tool : jobs) tools.push_back(std::move(tool));

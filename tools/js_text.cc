@@ -46,6 +46,16 @@ std::string Utf16Prefix(std::string_view s, size_t units) {
   return out;
 }
 
+size_t Utf16Length(std::string_view s) {
+  size_t units = 0;
+  for (size_t i = 0; i < s.size();) {
+    const size_t len = std::min(SequenceLength(static_cast<unsigned char>(s[i])), s.size() - i);
+    units += len == 4 ? 2 : 1;
+    i += len;
+  }
+  return units;
+}
+
 bool IsJsBlank(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     const size_t len = std::min(SequenceLength(static_cast<unsigned char>(s[i])), s.size() - i);

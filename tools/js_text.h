@@ -14,6 +14,9 @@ namespace retrace::tools {
 // cuts it: a surrogate pair cut in half leaves its high surrogate.
 std::string Utf16Prefix(std::string_view wtf8, size_t units);
 
+// s.length: the UTF-16 length of a UTF-8 string.
+size_t Utf16Length(std::string_view s);
+
 // s.trim().length === 0, with JS's WhiteSpace and LineTerminator set
 // (including U+00A0, U+FEFF, U+2028/U+2029 and the Zs category).
 bool IsJsBlank(std::string_view s);

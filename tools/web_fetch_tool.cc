@@ -1,0 +1,221 @@
+#include "tools/web_fetch_tool.h"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include "engine/json/writer.h"
+#include "engine/runtime/asio.h"
+#include "engine/schema/schema_spec.h"
+#include "presenters/reference_tools.h"
+#include "tools/html_text.h"
+#include "tools/js_text.h"
+
+namespace retrace::tools {
+namespace {
+
+using json::Value;
+using namespace schema;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+
+constexpr double kFetchTimeoutMs = 30000;
+constexpr size_t kMaxBodyBytes = 5 * 1024 * 1024;
+constexpr int kMaxRedirects = 5;
+constexpr const char* kFoot = "\n\n(Content truncated. Fetch a more specific URL or section for the full text.)";
+
+struct Url {
+  std::string host, port = "80", target = "/";
+};
+
+Url ParseHttpUrl(const std::string& url) {
+  const std::string lower = [&] {
+    std::string s = url.substr(0, 8);
+    for (char& c : s) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+    return s;
+  }();
+  if (lower.rfind("https://", 0) == 0) {
+    throw std::runtime_error("web_fetch: https URLs are not supported by this build (no TLS library): " + url);
+  }
+  if (lower.rfind("http://", 0) != 0) throw std::runtime_error("web_fetch: only http:// URLs can be fetched: " + url);
+  std::string rest = url.substr(7);
+  Url u;
+  const size_t slash = rest.find_first_of("/?#");
+  std::string authority = rest.substr(0, slash);
+  if (slash != std::string::npos) u.target = rest[slash] == '/' ? rest.substr(slash) : "/" + rest.substr(slash);
+  if (const size_t hash = u.target.find('#'); hash != std::string::npos) u.target.erase(hash);
+  if (const size_t at = authority.rfind('@'); at != std::string::npos) authority.erase(0, at + 1);
+  if (const size_t colon = authority.rfind(':'); colon != std::string::npos && authority.find(']', colon) == std::string::npos) {
+    u.port = authority.substr(colon + 1);
+    authority.erase(colon);
+  }
+  if (authority.size() > 1 && authority.front() == '[') authority = authority.substr(1, authority.size() - 2);
+  if (authority.empty()) throw std::runtime_error("web_fetch: the URL has no host: " + url);
+  u.host = authority;
+  return u;
+}
+
+// Resolves a Location header against the URL it came from.
+std::string Resolve(const std::string& base, const std::string& location) {
+  if (location.find("://") != std::string::npos) return location;
+  const size_t authority_end = base.find('/', base.find("://") + 3);
+  const std::string origin = base.substr(0, authority_end);
+  if (!location.empty() && location[0] == '/') return origin + location;
+  const std::string path = authority_end == std::string::npos ? "/" : base.substr(authority_end);
+  return origin + path.substr(0, path.rfind('/') + 1) + location;
+}
+
+struct Fetched {
+  std::string url;
+  int status = 0;
+  std::string content_type, body;
+  bool truncated = false;
+};
+
+// One GET, bounded by `deadline` and cancelled by `signal`.
+Fetched Get(const std::string& url, std::chrono::steady_clock::time_point deadline, const runtime::Signal& signal) {
+  const Url u = ParseHttpUrl(url);
+  net::io_context io;
+  beast::tcp_stream stream(io);
+  beast::error_code ec;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(std::numeric_limits<std::uint64_t>::max());  // our own cap below keeps what fits
+  beast::flat_buffer buffer;
+  http::request<http::empty_body> req{http::verb::get, u.target, 11};
+  req.set(http::field::host, u.host);
+  req.set(http::field::user_agent, "retrace-web-fetch");
+  req.set(http::field::accept, "text/html, text/plain;q=0.9, */*;q=0.5");
+  Fetched out;
+  out.url = url;
+  bool over = false;
+  net::ip::tcp::resolver resolver(io);
+  stream.expires_at(deadline);
+  runtime::Subscription cancel = signal.OnAbort([&io, &stream](const std::string&) {
+    net::post(io, [&stream] { stream.socket().close(); });
+  });
+  auto fail = [&](const std::string& what) {
+    throw std::runtime_error("web_fetch: " + what + " " + url + ": " + ec.message());
+  };
+  resolver.async_resolve(u.host, u.port, [&](beast::error_code e, net::ip::tcp::resolver::results_type results) {
+    if ((ec = e)) return;
+    stream.async_connect(results, [&](beast::error_code e2, const net::ip::tcp::endpoint&) {
+      if ((ec = e2)) return;
+      http::async_write(stream, req, [&](beast::error_code e3, size_t) {
+        if ((ec = e3)) return;
+        http::async_read_header(stream, buffer, parser, [&](beast::error_code e4, size_t) {
+          if ((ec = e4)) return;
+          // The body, chunk by chunk, stopping at the cap.
+          auto read_more = std::make_shared<std::function<void()>>();
+          *read_more = [&, read_more] {
+            if (parser.is_done()) return;
+            if (parser.get().body().size() > kMaxBodyBytes) {
+              over = true;
+              return;
+            }
+            http::async_read_some(stream, buffer, parser, [&, read_more](beast::error_code e5, size_t) {
+              if (e5 == http::error::end_of_stream) return;
+              if ((ec = e5)) return;
+              (*read_more)();
+            });
+          };
+          (*read_more)();
+        });
+      });
+    });
+  });
+  io.run();
+  cancel.Reset();
+  if (signal.aborted()) throw runtime::ToolError("tool call aborted", "AbortError", "ABORTED");
+  if (ec == beast::error::timeout) fail("timed out fetching");
+  if (ec) fail("could not fetch");
+  const auto& res = parser.get();
+  out.status = static_cast<int>(res.result_int());
+  out.content_type = std::string(res[http::field::content_type]);
+  out.body = res.body();
+  if (over || out.body.size() > kMaxBodyBytes) {
+    out.body.resize(kMaxBodyBytes);
+    out.truncated = true;
+  }
+  if (res.result_int() >= 300 && res.result_int() < 400 && res.count(http::field::location)) {
+    out.content_type = "redirect:" + std::string(res[http::field::location]);
+  }
+  return out;
+}
+
+Value Fetch(const std::string& url, const runtime::Signal& signal) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(kFetchTimeoutMs));
+  std::string current = url;
+  for (int hop = 0;; ++hop) {
+    Fetched f = Get(current, deadline, signal);
+    if (f.content_type.rfind("redirect:", 0) == 0) {
+      if (hop == kMaxRedirects) throw std::runtime_error("web_fetch: too many redirects from " + url);
+      current = Resolve(current, f.content_type.substr(9));
+      continue;
+    }
+    std::string type = f.content_type;
+    for (char& c : type) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+    const bool html = type.find("html") != std::string::npos;
+    return Value::MakeObject({{"url", f.url},
+                              {"statusCode", f.status},
+                              {"body", Value::MakeObject({{"kind", html ? "html" : "text"},
+                                                          {"content", DecodeUtf8Lossy(f.body)}})},
+                              {"truncated", f.truncated}});
+  }
+}
+
+}  // namespace
+
+FetchOutput ComputeFetchOutput(const Value& v, size_t cap) {
+  const std::string header = "Fetched " + v.Find("url")->as_string() + " (HTTP " +
+                             json::FormatNumber(v.Find("statusCode")->as_number()) + ")\n\n";
+  const Value& body = *v.Find("body");
+  const std::string& content = body.Find("content")->as_string();
+  const std::string src = Utf16Prefix(content, cap);
+  const bool src_cut = src.size() != content.size();
+  const std::string rendered = body.Find("kind")->as_string() == "html" ? HtmlToMarkdown(src) : src;
+  const std::string prefix = header + rendered;
+  const size_t prefix_len = Utf16Length(prefix);
+  const bool truncated = v.Find("truncated")->as_bool() || src_cut || prefix_len > cap;
+  const std::string full = truncated ? prefix + kFoot : prefix;
+  const size_t foot_len = Utf16Length(kFoot);  // 78
+  if (Utf16Length(full) <= cap) return {full, truncated};
+  if (cap < foot_len) return {Utf16Prefix(full, cap), truncated};
+  return {Utf16Prefix(prefix, cap - foot_len) + kFoot, truncated};
+}
+
+Result<runtime::ToolDefinitionPtr> WebFetchTool() {
+  const presenters::ToolPresenter* presenter = presenters::ReferencePresenters().Find("web_fetch");
+  runtime::ToolDefinition spec{
+      .name = "web_fetch",
+      .description = "Fetch the content of a specific HTTP(S) URL and return it decoded to text.",
+      .parameters = presenters::ReferenceParameters("web_fetch"),
+      .output = {.schema = Object(false, {{"url", String().Required()},
+                                          {"statusCode", Integer().Required()},
+                                          {"body", Object(false, {{"kind", String().Enum({"html", "text"}).Required()},
+                                                                  {"content", String().Required()}})
+                                                       .Required()},
+                                          {"truncated", Boolean().Required()}}),
+                 .render = [](const Value&, const Value& v) { return runtime::TextContent(ComputeFetchOutput(v).text); },
+                 .presentation_meta =
+                     [](const Value&, const Value& v) {
+                       return Value::MakeObject({{"url", *v.Find("url")},
+                                                 {"statusCode", *v.Find("statusCode")},
+                                                 {"truncated", ComputeFetchOutput(v).truncated}});
+                     }},
+      .execute =
+          [](runtime::ToolRunContext& run) {
+            const std::string& url = run.arguments().Find("url")->as_string();
+            if (IsJsBlank(url)) throw std::runtime_error("url must be a non-empty string");
+            return Fetch(url, run.signal());
+          },
+      .timeout_ms = kFetchTimeoutMs,
+      .is_concurrency_safe = [](const Value&) { return true; },
+      .present_call = presenter->present_call,
+      .present_result = presenter->present_result,
+  };
+  return runtime::DefineTool(std::move(spec));
+}
+
+}  // namespace retrace::tools

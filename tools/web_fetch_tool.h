@@ -1,0 +1,29 @@
+// The built-in `web_fetch` tool (dsh-reference-tools.md §3.3) with its own
+// provider: an HTTP/1.1 GET over Boost.Beast that follows up to five
+// redirects, decodes the body as UTF-8 text (HTML bodies are converted to
+// Markdown for the model), and keeps at most 5 MB of it. Plain http:// only:
+// this build links no TLS library, so https:// is refused with a clear error
+// (docs/COMPATIBILITY.md). A non-2xx status is a successful result.
+//
+// The presenters of `web_search` are in presenters/ (so dsh logs with it
+// replay); there is no search provider to execute it.
+#ifndef RETRACE_TOOLS_WEB_FETCH_TOOL_H_
+#define RETRACE_TOOLS_WEB_FETCH_TOOL_H_
+
+#include "engine/runtime/tool_definition.h"
+
+namespace retrace::tools {
+
+Result<runtime::ToolDefinitionPtr> WebFetchTool();
+
+// dsh's computeFetchOutput: the model-facing text of a fetch value
+// ({url, statusCode, body:{kind, content}, truncated}) and whether it was cut.
+struct FetchOutput {
+  std::string text;
+  bool truncated = false;
+};
+FetchOutput ComputeFetchOutput(const json::Value& value, size_t max_output_chars = 200000);
+
+}  // namespace retrace::tools
+
+#endif  // RETRACE_TOOLS_WEB_FETCH_TOOL_H_

@@ -60,7 +60,7 @@ SpawnSpec BashSpawn(const ToolHost& host, const runtime::ToolRunContext& run, co
   spec.base_env = host.environment;
   // Model-friendly terminal (dsh-bash-local's ENV_OVERRIDES) and the managed DSH_* facts.
   spec.env = {{"NO_COLOR", "1"}, {"TERM", "dumb"}, {"PAGER", "cat"}, {"GIT_PAGER", "cat"}, {"DSH_SHELL", "1"}};
-  if (run.agent()) spec.env["DSH_SESSION_ID"] = run.agent()->name();
+  if (std::optional<std::string> session = SessionId(run)) spec.env["DSH_SESSION_ID"] = *session;
   spec.stdout_max_bytes = spec.stderr_max_bytes = kMaxOutputBytes;
   if (!host.spill_dir.empty()) spec.spill_max_bytes = kMaxSpillBytes;
   spec.spill_dir = host.spill_dir;
@@ -131,7 +131,7 @@ Value StartBackground(const ToolHost& host, runtime::ToolRunContext& run, const 
   SpawnSpec spec = BashSpawn(host, run, args);
   JobSpec job{.kind = "bash",
               .label = args.Find("command")->as_string(),
-              .owner = run.agent() ? std::optional(run.agent()->name()) : std::nullopt,
+              .owner = SessionId(run),
               .output_limit_bytes = std::nullopt,
               .run = {}};
   job.run = [spec = std::move(spec)](JobSettleFn settle) mutable -> JobHooks {

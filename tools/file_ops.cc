@@ -47,17 +47,11 @@ void WriteFileAtomic(const std::string& real_path, std::string_view content, std
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode.value_or(0666));
   if (fd < 0) fail(std::strerror(errno));
   if (mode) ::fchmod(fd, *mode);  // the umask must not narrow a replaced file's mode
-  size_t written = 0;
-  while (written < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(temp.c_str());
-      fail(why);
-    }
-    written += static_cast<size_t>(n);
+  if (!WriteAll(fd, content)) {
+    const std::string why = std::strerror(errno);
+    ::close(fd);
+    ::unlink(temp.c_str());
+    fail(why);
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0 || ::rename(temp.c_str(), real_path.c_str()) != 0) {
     const std::string why = std::strerror(errno);
@@ -90,6 +84,28 @@ void CheckEscalationArgs(const json::Value& args, std::string_view confiner) {
     throw std::runtime_error("sandbox_permissions is not available in this composition (no sandboxing " +
                              std::string(confiner) + " to escalate)");
   }
+}
+
+bool WriteAll(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+std::string RandomHex(int bytes) {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < bytes; ++i) {
+    const unsigned b = rng() & 0xff;
+    out += kDigits[b >> 4];
+    out += kDigits[b & 15];
+  }
+  return out;
 }
 
 }  // namespace retrace::tools

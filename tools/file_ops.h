@@ -33,6 +33,12 @@ void WriteFileAtomic(const std::string& real_path, std::string_view content, std
 // content.replaceAll("\r\n", "\n")
 std::string NormalizeLineEndings(std::string_view content);
 
+// Writes all of `bytes` to `fd`, retrying short writes and EINTR. False on an error (errno set).
+bool WriteAll(int fd, std::string_view bytes);
+
+// `bytes` random bytes as lowercase hex: unpredictable file-name parts.
+std::string RandomHex(int bytes);
+
 // dsh-sandbox's validateEscalationArgs, then — since nothing here sandboxes —
 // the refusal of an escalation, naming the `confiner` ("filesystem" for the
 // fs tools, "executor" for bash). Throws std::runtime_error.

@@ -4,6 +4,7 @@
 #include "engine/schema/schema_spec.h"
 #include "presenters/reference_tools.h"
 #include "tools/js_text.h"
+#include "tools/tool_host.h"
 
 namespace retrace::tools {
 namespace {
@@ -14,10 +15,6 @@ using namespace schema;
 // dsh-tool-jobs' defaults.
 constexpr double kWaitTimeoutMs = 30000;
 constexpr double kMaxWaitTimeoutMs = 600000;
-
-std::optional<std::string> Caller(const runtime::ToolRunContext& run) {
-  return run.agent() ? std::optional(run.agent()->name()) : std::nullopt;
-}
 
 const std::string& JobId(const Value& args) {
   const Value& id = *args.Find("job_id");
@@ -45,8 +42,7 @@ Spec PublicJobSchema() {
 
 std::string StatusLine(const Value& job) {
   const Value* detail = job.Find("detail");
-  const std::string& status = job.Find("status")->as_string();
-  return detail ? "[status: " + status + ", " + detail->as_string() + "]" : "[status: " + status + "]";
+  return JobStatusLine(job.Find("status")->as_string(), detail ? std::optional(detail->as_string()) : std::nullopt);
 }
 
 template <typename Name>
@@ -78,9 +74,9 @@ Result<runtime::ToolDefinitionPtr> JobOutputTool(std::shared_ptr<JobRegistry> jo
             if (const Value* wait = args.Find("wait"); wait && wait->as_bool()) {
               const Value* t = args.Find("timeout_ms");
               const double timeout = std::min(t ? t->as_number() : kWaitTimeoutMs, kMaxWaitTimeoutMs);
-              OrThrow(jobs->Wait(id, timeout, Caller(run), run.signal()));
+              OrThrow(jobs->Wait(id, timeout, SessionId(run), run.signal()));
             }
-            JobRead read = OrThrow(jobs->Read(id, Caller(run)));
+            JobRead read = OrThrow(jobs->Read(id, SessionId(run)));
             return Value::MakeObject({{"text", std::move(read.text)}, {"job", read.job.Public()}});
           },
       .present_call = Presenter("job_output").present_call,
@@ -109,7 +105,7 @@ Result<runtime::ToolDefinitionPtr> JobListTool(std::shared_ptr<JobRegistry> jobs
       .execute =
           [jobs](runtime::ToolRunContext& run) {
             Value::Array list;
-            for (const JobSnapshot& job : jobs->List(Caller(run))) list.push_back(job.Public());
+            for (const JobSnapshot& job : jobs->List(SessionId(run))) list.push_back(job.Public());
             return Value(std::move(list));
           },
       .present_call = Presenter("job_list").present_call,
@@ -140,8 +136,8 @@ Result<runtime::ToolDefinitionPtr> JobKillTool(std::shared_ptr<JobRegistry> jobs
             const Value& args = run.arguments();
             const std::string& id = JobId(args);
             const Value* reason = args.Find("reason");
-            const std::string outcome = OrThrow(jobs->Kill(id, Caller(run), reason ? reason->as_string() : ""));
-            JobSnapshot job = OrThrow(jobs->Get(id, Caller(run)));
+            const std::string outcome = OrThrow(jobs->Kill(id, SessionId(run), reason ? reason->as_string() : ""));
+            JobSnapshot job = OrThrow(jobs->Get(id, SessionId(run)));
             return Value::MakeObject({{"outcome", outcome == "requested" ? "cancellation-requested" : "already-finished"},
                                       {"job", job.Public()}});
           },

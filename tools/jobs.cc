@@ -17,8 +17,9 @@ Value JobSnapshot::Public() const {
   return v;
 }
 
-std::string JobSnapshot::StatusLine() const {
-  return detail ? "[status: " + status + ", " + *detail + "]" : "[status: " + status + "]";
+std::string JobStatusLine(std::string_view status, const std::optional<std::string>& detail) {
+  const std::string s(status);
+  return detail ? "[status: " + s + ", " + *detail + "]" : "[status: " + s + "]";
 }
 
 JobRegistry::JobRegistry(std::function<int64_t()> now_ms, int max_concurrent_per_owner)

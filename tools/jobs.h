@@ -29,6 +29,9 @@
 
 namespace retrace::tools {
 
+// `[status: <status>, <detail>]` or `[status: <status>]`.
+std::string JobStatusLine(std::string_view status, const std::optional<std::string>& detail);
+
 struct JobSnapshot {
   std::string id, kind, label;
   std::optional<int64_t> output_limit_bytes;
@@ -42,8 +45,7 @@ struct JobSnapshot {
   bool terminal() const { return status != "running" && status != "stopping"; }
   // dsh's PublicJob: {id, kind, label, status, detail?, startedAt, finishedAt?}.
   json::Value Public() const;
-  // `[status: <status>, <detail>]` or `[status: <status>]`.
-  std::string StatusLine() const;
+  std::string StatusLine() const { return JobStatusLine(status, detail); }
 };
 
 struct JobOutcome {

@@ -115,14 +115,10 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
-std::optional<std::string> SessionOf(const runtime::ToolRunContext& run) {
-  return run.agent() ? std::optional(run.agent()->name()) : std::nullopt;
-}
-
 // The over-cap spill, as a value field the render reads: {locator, retrievalHint}, or null when unsaved.
 Value SpillField(const ToolHost& host, const runtime::ToolRunContext& run, const std::string& name,
                  const std::string& content) {
-  std::optional<std::string> session = SessionOf(run);
+  std::optional<std::string> session = SessionId(run);
   std::optional<SpillRef> ref = session ? SaveSpill(host.spill_dir, *session, name, content) : std::nullopt;
   if (!ref) return Value();
   return Value::MakeObject({{"locator", ref->locator}, {"retrievalHint", ref->retrieval_hint}});

@@ -5,7 +5,8 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <random>
+
+#include "tools/file_ops.h"
 
 namespace retrace::tools {
 namespace {
@@ -20,13 +21,6 @@ std::string SessionDirName(const std::string& session_id) {
   return buf;
 }
 
-std::string RandomPrefix() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%012llx", static_cast<unsigned long long>(rng() & 0xffffffffffffULL));
-  return buf;
-}
-
 }  // namespace
 
 std::optional<SpillRef> SaveSpill(const std::string& dir, const std::string& session_id, const std::string& name,
@@ -35,17 +29,11 @@ std::optional<SpillRef> SaveSpill(const std::string& dir, const std::string& ses
   const std::string session_dir = dir + "/" + SessionDirName(session_id);
   if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return std::nullopt;
   if (mkdir(session_dir.c_str(), 0700) != 0 && errno != EEXIST) return std::nullopt;
-  const std::string path = session_dir + "/" + RandomPrefix() + "-" + name;
+  const std::string path = session_dir + "/" + RandomHex(6) + "-" + name;
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return std::nullopt;
-  size_t done = 0;
-  while (done < content.size()) {
-    ssize_t n = write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
-  if (close(fd) != 0 || done != content.size()) {
+  const bool written = WriteAll(fd, content);
+  if (close(fd) != 0 || !written) {
     unlink(path.c_str());
     return std::nullopt;
   }

@@ -12,8 +12,9 @@
 
 #include <atomic>
 #include <cerrno>
-#include <random>
 #include <regex>
+
+#include "tools/file_ops.h"
 
 namespace retrace::tools {
 namespace {
@@ -55,18 +56,6 @@ std::string ErrnoName(int err) {
   return name != nullptr ? name : "E" + std::to_string(err);
 }
 
-std::string RandomHex(int bytes) {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < bytes; ++i) {
-    unsigned b = rng() & 0xff;
-    out += digits[b >> 4];
-    out += digits[b & 15];
-  }
-  return out;
-}
-
 int PidfdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
 
 void CloseFd(int& fd) {
@@ -106,15 +95,6 @@ void OutputCollector::Push(std::string_view chunk) {
 
 void OutputCollector::Spill(std::string_view chunk) {
   if (max_spill_bytes_ && total_ > *max_spill_bytes_) return DiscardSpill();
-  auto write_all = [this](std::string_view bytes) {
-    while (!bytes.empty()) {
-      ssize_t n = write(spill_fd_, bytes.data(), bytes.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      bytes.remove_prefix(static_cast<size_t>(n));
-    }
-    return true;
-  };
   if (spill_fd_ < 0) {
     static std::atomic<uint64_t> counter{0};
     std::string path = spill_dir_ + "/retrace-" + std::to_string(getpid()) + "-" + std::to_string(++counter) + "-" +
@@ -126,9 +106,9 @@ void OutputCollector::Spill(std::string_view chunk) {
       return;
     }
     spill_path_ = path;
-    if (!write_all(tail_)) return DiscardSpill();
+    if (!WriteAll(spill_fd_, tail_)) return DiscardSpill();
   }
-  if (!write_all(chunk)) DiscardSpill();
+  if (!WriteAll(spill_fd_, chunk)) DiscardSpill();
 }
 
 void OutputCollector::DiscardSpill() {

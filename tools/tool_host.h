@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/runtime/execution.h"
 #include "tools/jobs.h"
 #include "tools/workspace.h"
 
@@ -25,6 +26,12 @@ struct ToolHost {
   std::shared_ptr<JobRegistry> jobs{};
   std::string ripgrep = "rg";  // the ripgrep binary glob and grep run
 };
+
+// The session a call belongs to: hosts name each session's agent scope by the
+// session id (nullopt for an agent-less call). It owns jobs and spill files.
+inline std::optional<std::string> SessionId(const runtime::ToolRunContext& run) {
+  return run.agent() ? std::optional(run.agent()->name()) : std::nullopt;
+}
 
 }  // namespace retrace::tools
 

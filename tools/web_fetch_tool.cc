@@ -72,6 +72,7 @@ struct Fetched {
   int status = 0;
   std::string content_type, body;
   bool truncated = false;
+  std::optional<std::string> location;  // a 3xx's redirect target
 };
 
 // One GET, bounded by `deadline` and cancelled by `signal`.
@@ -139,7 +140,7 @@ Fetched Get(const std::string& url, std::chrono::steady_clock::time_point deadli
     out.truncated = true;
   }
   if (res.result_int() >= 300 && res.result_int() < 400 && res.count(http::field::location)) {
-    out.content_type = "redirect:" + std::string(res[http::field::location]);
+    out.location = std::string(res[http::field::location]);
   }
   return out;
 }
@@ -149,9 +150,9 @@ Value Fetch(const std::string& url, const runtime::Signal& signal) {
   std::string current = url;
   for (int hop = 0;; ++hop) {
     Fetched f = Get(current, deadline, signal);
-    if (f.content_type.rfind("redirect:", 0) == 0) {
+    if (f.location) {
       if (hop == kMaxRedirects) throw std::runtime_error("web_fetch: too many redirects from " + url);
-      current = Resolve(current, f.content_type.substr(9));
+      current = Resolve(current, *f.location);
       continue;
     }
     std::string type = f.content_type;

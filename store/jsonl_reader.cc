@@ -74,7 +74,7 @@ Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& is
     rec.event = std::move(event).value();
     rec.first_seq = rec.event.seq;
   }
-  if (!need_ || (!rec.packed && need_(rec.event.type))) rec.text = std::string(line);
+  if (!need_) rec.text = std::string(line);
   return rec;
 }
 

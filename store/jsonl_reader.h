@@ -63,7 +63,8 @@ class JsonlReader {
 
   // Reads only events whose type passes `need` in full: the others are still
   // checked (read rules, seq continuity, packed-row shape) but come back with
-  // blanked strings in `data` and no text. For replay-style consumers.
+  // blanked strings in `data`. No record keeps its text: replay-style
+  // consumers read the parsed event, and copying the lines would cost more.
   void set_type_filter(std::function<bool(std::string_view)> need) { need_ = std::move(need); }
 
   // After Next() returned nullopt: the dropped tail, if any.

@@ -5,13 +5,7 @@
 #include "engine/json/writer.h"
 
 namespace retrace::replay {
-namespace {
-
 using json::Value;
-
-
-
-}  // namespace
 
 bool CardsNeed(std::string_view type) {
   return type == "tool/call" || type == "tool/result" || type == "assistant/message";
@@ -42,7 +36,7 @@ void CardBuilder::Add(log::Event&& e) {
     Value* message = Get(e.data, "message");
     Value* content = message ? Get(*message, "content") : nullptr;
     if (!content || !content->is_array() || content->as_array().empty()) return;
-    Value& block = content->as_array()[0];
+    const Value& block = content->as_array()[0];
     const std::string call_id = Str(Get(block, "toolCallId"));
     size_t index;
     if (auto it = open_.find(call_id); it != open_.end()) {
@@ -55,42 +49,46 @@ void CardBuilder::Add(log::Event&& e) {
     }
     Call& call = calls_[index];
     call.has_result = true;
-    Value* inner = Get(block, "content");
-    call.content = inner && inner->is_array() ? std::move(inner->as_array()) : Value::Array{};
     const Value* is_error = Get(block, "isError");
     call.is_error = is_error && is_error->is_bool() && is_error->as_bool();
-    if (Value* meta = Get(e.data, "meta")) call.meta = std::move(*meta);
+    const Value* inner = Get(block, "content");
+    static const Value::Array kNoContent;
+    Present(call, inner && inner->is_array() ? &inner->as_array() : &kNoContent, Get(e.data, "meta"));
   }
 }
 
-CardBuilder::Views CardBuilder::ViewsOf(const Call& call) const {
-  Views v;
+void CardBuilder::Present(Call& call, const Value::Array* content, const Value* meta) const {
   const presenters::ToolPresenter* p = presenters_.Find(call.name);
-  if (p) v.pending = presenters::PresentCall(*p, call.args);
-  if (p && call.has_result) {
-    presenters::DurableResult durable{call.content, call.is_error, call.meta ? &*call.meta : nullptr};
-    v.result = presenters::PresentResult(*p, call.args, durable);
-  }
-  return v;
+  if (p) call.pending = presenters::PresentCall(*p, call.args);
+  if (p && content) call.result = presenters::PresentResult(*p, call.args, {*content, call.is_error, meta});
+  if (content && !call.result) call.fallback_result = presenters::FallbackResult(ShownPending(call), *content);
+  call.presented = true;
+}
+
+Value CardBuilder::ShownPending(const Call& call) {
+  return call.pending ? *call.pending : presenters::FallbackCall(call.name, call.args);
+}
+
+const CardBuilder::Call& CardBuilder::Presented(size_t index) const {
+  Call& call = calls_[index];
+  if (!call.presented) Present(call, nullptr, nullptr);
+  return call;
 }
 
 Value CardBuilder::Finish() const {
   Value::Array cards;
   cards.reserve(calls_.size());
-  for (const Call& call : calls_) {
-    Views v = ViewsOf(call);
-    Value shown_pending = v.pending ? *v.pending : presenters::FallbackCall(call.name, call.args);
-    Value shown_result = !call.has_result ? Value()
-                         : v.result      ? *v.result
-                                         : presenters::FallbackResult(shown_pending, call.content);
+  for (size_t i = 0; i < calls_.size(); ++i) {
+    const Call& call = Presented(i);
+    Value shown_result = !call.has_result ? Value() : call.result ? *call.result : *call.fallback_result;
     cards.push_back(Value::MakeObject({
         {"callId", call.call_id},
         {"name", call.name},
         {"args", call.args},
-        {"pending", v.pending ? std::move(*v.pending) : Value()},
-        {"result", v.result ? std::move(*v.result) : Value()},
+        {"pending", call.pending ? *call.pending : Value()},
+        {"result", call.result ? *call.result : Value()},
         {"isError", call.has_result ? Value(call.is_error) : Value()},
-        {"display", Value::MakeObject({{"pending", std::move(shown_pending)}, {"result", std::move(shown_result)}})},
+        {"display", Value::MakeObject({{"pending", ShownPending(call)}, {"result", std::move(shown_result)}})},
     }));
   }
   return Value::MakeObject({{"sessionId", session_id_}, {"calls", Value(std::move(cards))}});
@@ -102,18 +100,9 @@ std::string CardBuilder::FinishText() const {
   out += ",\"calls\":[";
   std::string pending, result;
   for (size_t i = 0; i < calls_.size(); ++i) {
-    const Call& call = calls_[i];
-    Views v = ViewsOf(call);
-    const Value fallback_call = v.pending ? Value() : presenters::FallbackCall(call.name, call.args);
-    const Value& shown_pending = v.pending ? *v.pending : fallback_call;
-    pending = json::Serialize(shown_pending);
-    if (!call.has_result) {
-      result = "null";
-    } else if (v.result) {
-      result = json::Serialize(*v.result);
-    } else {
-      result = json::Serialize(presenters::FallbackResult(shown_pending, call.content));
-    }
+    const Call& call = Presented(i);
+    pending = call.pending ? json::Serialize(*call.pending) : json::Serialize(presenters::FallbackCall(call.name, call.args));
+    result = !call.has_result ? "null" : json::Serialize(call.result ? *call.result : *call.fallback_result);
     if (i) out += ',';
     out += "{\"callId\":";
     json::AppendQuoted(out, call.call_id);
@@ -122,9 +111,9 @@ std::string CardBuilder::FinishText() const {
     out += ",\"args\":";
     json::AppendSerialized(out, call.args);
     out += ",\"pending\":";
-    out += v.pending ? std::string_view(pending) : "null";
+    out += call.pending ? std::string_view(pending) : "null";
     out += ",\"result\":";
-    out += v.result ? std::string_view(result) : "null";
+    out += call.result ? std::string_view(result) : "null";
     out += ",\"isError\":";
     out += !call.has_result ? "null" : call.is_error ? "true" : "false";
     out += ",\"display\":{\"pending\":" + pending + ",\"result\":" + result + "}}";

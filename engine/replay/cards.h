@@ -41,6 +41,8 @@ class CardBuilder {
 
   // Feeds the next event, in seq order (events CardsNeed() rejects are ignored).
   // The rvalue form takes the result content and meta without copying them.
+  // A call is presented as soon as its result arrives, so the content and
+  // meta of a result are released right away: memory holds views, not logs.
   void Add(log::Event&& event);
   void Add(const log::Event& event) { Add(log::Event(event)); }
   // The card document.
@@ -55,19 +57,23 @@ class CardBuilder {
     std::string name{};
     json::Value args{};
     bool has_result = false;
-    json::Value::Array content{};
     bool is_error = false;
-    std::optional<json::Value> meta{};
+    bool presented = false;
+    // The tool's own views (soft-validated presenters), before any fallback.
+    std::optional<json::Value> pending{}, result{};
+    // The generic completed card, kept only when there is a result and no result view.
+    std::optional<json::Value> fallback_result{};
   };
-  // The call's own views (soft-validated presenters), before any fallback.
-  struct Views {
-    std::optional<json::Value> pending, result;
-  };
-  Views ViewsOf(const Call& call) const;
+  // Fills the call's views; `content` and `meta` are the result's (absent without one).
+  void Present(Call& call, const json::Value::Array* content, const json::Value* meta) const;
+  // The pending card shown: the tool's view or the generic one.
+  static json::Value ShownPending(const Call& call);
+  // The call as Finish() needs it: presented now if its result never came.
+  const Call& Presented(size_t index) const;
 
   std::string session_id_;
   const presenters::PresenterSet& presenters_;
-  std::vector<Call> calls_;
+  mutable std::vector<Call> calls_;  // mutable: Finish() presents calls left without a result
   std::map<std::string, size_t> open_;                               // callId → index, awaiting a result
   std::map<std::string, std::pair<std::string, std::string>> asked_;  // callId → (name, arguments) requested
 };

@@ -95,7 +95,7 @@ TEST(JsonlReaderTest, ZstdFixtureCutInsideItsOnlyBatchBlockKeepsNoEvents) {
 }
 
 // Everything the reader reports, with a type filter or without: the verdict,
-// the torn tail, and each needed event's text and data.
+// the torn tail, and each needed event's data.
 std::string ReadAll(const std::string& path, bool filtered) {
   auto need = [](std::string_view t) { return t == "tool/call" || t == "tool/result"; };
   auto reader = JsonlReader::Open(path);
@@ -107,7 +107,7 @@ std::string ReadAll(const std::string& path, bool filtered) {
     if (!rec.ok()) return out + "error: " + rec.status().message();
     if (!*rec) break;
     out += std::to_string((*rec)->first_seq) + "+" + std::to_string((*rec)->count) + ";";
-    if (!(*rec)->packed && need((*rec)->event.type)) out += (*rec)->text + json::Serialize((*rec)->event.data) + "\n";
+    if (!(*rec)->packed && need((*rec)->event.type)) out += json::Serialize((*rec)->event.data) + "\n";
   }
   if ((*reader)->torn_tail()) out += "torn at " + std::to_string((*reader)->torn_tail()->line) + ": " + (*reader)->torn_tail()->reason;
   return out;

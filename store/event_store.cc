@@ -55,7 +55,12 @@ Status EventStore::Init(const StoreOptions& options, bool existed) {
   RETURN_IF_ERROR(db_.Exec(options.durability == Durability::kFull ? "PRAGMA synchronous = FULL"
                                                                    : "PRAGMA synchronous = NORMAL"));
   RETURN_IF_ERROR(db_.Exec("PRAGMA foreign_keys = ON"));
-  return ApplyMigrations(db_, state.pending, options.now_ms());
+  maintain_read_model_ = options.maintain_read_model;
+  // The read model arrives with migration 2; its rows for the events already
+  // stored are derived in that migration's transaction.
+  return ApplyMigrations(db_, state.pending, options.now_ms(), [&](const Migration& m) {
+    return m.name == kReadModelMigration && !state.fresh ? RebuildReadModelInTransaction({}) : Status::Ok();
+  });
 }
 
 Status EventStore::CreateSession(const log::SessionHeader& h, const std::string& header_text,
@@ -200,9 +205,37 @@ Result<std::string> EventStore::EventText(int64_t key, int64_t seq) {
 Result<std::unique_ptr<SessionWriter>> EventStore::OpenWriter(std::string_view session_id) {
   ASSIGN_OR_RETURN(int64_t key, SessionKey(session_id));
   ASSIGN_OR_RETURN(WriterLock lock, WriterLock::Acquire(path(), key, std::string(session_id)));
-  std::unique_ptr<SessionWriter> w(new SessionWriter(*this, std::string(session_id), key, std::move(lock)));
+  std::unique_ptr<SessionWriter> w(
+      new SessionWriter(*this, std::string(session_id), key, std::move(lock), maintain_read_model_));
   RETURN_IF_ERROR(w->LoadState());
   return w;
+}
+
+Status EventStore::RebuildReadModel(const std::function<void(int64_t, int64_t)>& progress) {
+  ASSIGN_OR_RETURN(Transaction tx, Transaction::Begin(db_));
+  RETURN_IF_ERROR(RebuildReadModelInTransaction(progress));
+  return tx.Commit();
+}
+
+Status EventStore::RebuildReadModelInTransaction(const std::function<void(int64_t, int64_t)>& progress) {
+  RETURN_IF_ERROR(ClearReadModel(db_));
+  std::vector<std::pair<int64_t, std::string>> sessions;
+  {
+    ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, "SELECT id, session_id FROM sessions ORDER BY id"));
+    while (true) {
+      ASSIGN_OR_RETURN(bool row, st.Step());
+      if (!row) break;
+      sessions.emplace_back(st.Int(0), std::string(st.Text(1)));
+    }
+  }
+  for (size_t i = 0; i < sessions.size(); ++i) {
+    const auto& [key, id] = sessions[i];
+    ASSIGN_OR_RETURN(WriterLock lock, WriterLock::Acquire(path(), key, id));
+    SessionWriter writer(*this, id, key, std::move(lock), /*maintain_read_model=*/true);
+    RETURN_IF_ERROR(writer.LoadState(/*rebuild_read_model=*/true));
+    if (progress) progress(static_cast<int64_t>(i + 1), static_cast<int64_t>(sessions.size()));
+  }
+  return Status::Ok();
 }
 
 }  // namespace retrace::store

@@ -57,6 +57,10 @@ struct StoreOptions {
   bool migrate = false;
   // Create the file when it does not exist.
   bool create = true;
+  // Maintain the read model (audit tables, search index) on every append.
+  // Off only for benchmarks that measure its cost: the model is then stale
+  // until RebuildReadModel().
+  bool maintain_read_model = true;
 };
 
 struct SessionSummary {
@@ -143,14 +147,21 @@ class EventStore {
   // Opens the single writer of a session (see session_writer.h).
   Result<std::unique_ptr<SessionWriter>> OpenWriter(std::string_view session_id);
 
+  // Drops every read-model row and derives them again from the events, in one
+  // transaction (read_model.h). `progress` gets (sessions done, sessions).
+  Status RebuildReadModel(const std::function<void(int64_t, int64_t)>& progress = {});
+
  private:
   explicit EventStore(Db db) : db_(std::move(db)) {}
   // event_id of the row holding `seq` (which may be a packed row starting earlier).
   Result<int64_t> RowStart(int64_t key, int64_t seq);
   Status Init(const StoreOptions& options, bool existed);
   Result<SessionSummary> Summarize(Statement& st);
+  // RebuildReadModel's work, inside the caller's transaction.
+  Status RebuildReadModelInTransaction(const std::function<void(int64_t, int64_t)>& progress);
 
   Db db_;
+  bool maintain_read_model_ = true;
   std::optional<Statement> next_seq_;
 };
 

@@ -76,11 +76,12 @@ Result<MigrationState> InspectSchema(Db& db, std::span<const Migration> known) {
   return state;
 }
 
-Status ApplyMigrations(Db& db, std::span<const Migration> pending, int64_t now_ms) {
+Status ApplyMigrations(Db& db, std::span<const Migration> pending, int64_t now_ms, const MigrationBackfill& backfill) {
   for (const Migration& m : pending) {
     ASSIGN_OR_RETURN(Transaction tx, Transaction::Begin(db));
     Status st = db.Exec(kLedgerDdl);
     if (st.ok()) st = db.Exec(m.sql);
+    if (st.ok() && backfill) st = backfill(m);
     if (st.ok()) {
       auto ins = Statement::Prepare(db, "INSERT INTO schema_migrations(version, name, checksum, applied_at) VALUES(?,?,?,?)");
       st = ins.ok() ? ins->Bind(1, int64_t{m.version}).Bind(2, m.name).Bind(3, MigrationChecksum(m.sql)).Bind(4, now_ms).Run()

@@ -45,8 +45,16 @@ struct MigrationState {
 // embedded migration of the same version.
 Result<MigrationState> InspectSchema(Db& db, std::span<const Migration> known);
 
+// The migration that adds the read model: applying it derives the model's rows.
+inline constexpr std::string_view kReadModelMigration = "0002_read_model.sql";
+
+// Work a migration needs beyond its SQL (deriving rows from the events), run
+// inside the migration's transaction after the SQL.
+using MigrationBackfill = std::function<Status(const Migration&)>;
+
 // Applies `pending` in order, one transaction each; `now_ms` stamps the ledger.
-Status ApplyMigrations(Db& db, std::span<const Migration> pending, int64_t now_ms);
+Status ApplyMigrations(Db& db, std::span<const Migration> pending, int64_t now_ms,
+                       const MigrationBackfill& backfill = {});
 
 }  // namespace retrace::store
 

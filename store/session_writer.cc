@@ -27,7 +27,19 @@ Result<const log::Event*> SessionWriter::CheckLegacyAware(const log::Event& e, l
   return &upgraded;
 }
 
-Status SessionWriter::LoadState() {
+Result<const log::Event*> SessionWriter::CheckAndDerive(const log::Event& e, log::Event& upgraded,
+                                                        std::vector<ReadModelWrite>* writes) {
+  if (!writes) return CheckLegacyAware(e, upgraded);
+  // A replace names the nodes it shadows by position: keep the surface as it
+  // was (replaces are rare, so the copy is too).
+  std::optional<log::SurfaceFold> before;
+  if (e.surface_op && e.surface_op->kind == log::SurfaceOp::Kind::kReplace) before = checker_.surface();
+  ASSIGN_OR_RETURN(const log::Event* normalized, CheckLegacyAware(e, upgraded));
+  *writes = DeriveReadModel(*normalized, before ? *before : checker_.surface());
+  return normalized;
+}
+
+Status SessionWriter::LoadState(bool rebuild_read_model) {
   log::Event chunk;
   chunk.type = "assistant/chunk";
   log::Event upgraded;
@@ -43,7 +55,10 @@ Status SessionWriter::LoadState() {
     auto parsed = parser.Parse(r.json);
     auto e = parsed.ok() ? log::EventFromJson(std::move(parsed).value()) : Result<log::Event>(parsed.status());
     if (!e.ok()) return e.status().WithContext("stored event at seq " + std::to_string(r.seq));
-    return CheckLegacyAware(*e, upgraded).status();
+    if (!rebuild_read_model) return CheckLegacyAware(*e, upgraded).status();
+    std::vector<ReadModelWrite> writes;
+    RETURN_IF_ERROR(CheckAndDerive(*e, upgraded, &writes).status());
+    return read_model_.Apply(key_, writes);
   });
   if (!st.ok()) return st.WithContext("session \"" + session_id_ + "\" failed validation");
   return Status::Ok();
@@ -73,7 +88,8 @@ Result<PreparedRow> SessionWriter::PrepareEvent(const log::Event& e) {
   ASSIGN_OR_RETURN(row.resend, AlreadyStored(e.seq, 1));
   if (row.resend) return row;
   log::Event upgraded;
-  ASSIGN_OR_RETURN(const log::Event* normalized, CheckLegacyAware(e, upgraded));
+  ASSIGN_OR_RETURN(const log::Event* normalized,
+                   CheckAndDerive(e, upgraded, maintain_read_model_ ? &row.read_model : nullptr));
   row.columns = ExtractColumns(*normalized);
   return row;
 }
@@ -144,6 +160,7 @@ Result<log::AppendOutcome> SessionWriter::Store(const PreparedRow& row, std::str
   if (row.packed.empty()) st.BindNull(13); else st.Bind(13, row.packed, true);
   st.Bind(14, text, true);
   RETURN_IF_ERROR(st.Run());
+  RETURN_IF_ERROR(read_model_.Apply(key_, row.read_model));
   return log::AppendOutcome::kAppended;
 }
 

@@ -20,6 +20,7 @@
 #include "store/event_columns.h"
 #include "store/event_store.h"
 #include "store/jsonl_reader.h"
+#include "store/read_model.h"
 #include "store/writer_lock.h"
 
 namespace retrace::store {
@@ -36,6 +37,7 @@ struct PreparedRow {
   // The line's seqs are already stored: Store() compares instead of inserting.
   bool resend = false;
   int64_t line = 0;  // where it was read from (import), for error messages
+  std::vector<ReadModelWrite> read_model;  // what the row adds to the read model
 };
 
 class SessionWriter {
@@ -58,15 +60,27 @@ class SessionWriter {
 
  private:
   friend class EventStore;
-  SessionWriter(EventStore& store, std::string session_id, int64_t key, WriterLock lock)
-      : store_(store), session_id_(std::move(session_id)), key_(key), lock_(std::move(lock)), checker_(session_id_) {}
-  Status LoadState();
+  SessionWriter(EventStore& store, std::string session_id, int64_t key, WriterLock lock, bool maintain_read_model)
+      : store_(store),
+        session_id_(std::move(session_id)),
+        key_(key),
+        lock_(std::move(lock)),
+        checker_(session_id_),
+        read_model_(store.db()),
+        maintain_read_model_(maintain_read_model) {}
+  // Replays the stored log through the checker; with `rebuild_read_model`
+  // also derives and writes each event's read-model rows (the caller holds
+  // the transaction and has cleared the model).
+  Status LoadState(bool rebuild_read_model = false);
   // Whether a line at first_seq is already stored (a resend) rather than next;
   // refuses a gap and a line straddling the stored end.
   Result<bool> AlreadyStored(int64_t first_seq, int64_t count) const;
   // Validates one event on the checker; legacy shapes are upgraded for
   // validation while the stored text stays verbatim. Leaves row.text empty.
   Result<PreparedRow> PrepareEvent(const log::Event& event);
+  // CheckLegacyAware, and with `writes` also the event's read-model rows.
+  Result<const log::Event*> CheckAndDerive(const log::Event& event, log::Event& upgraded,
+                                           std::vector<ReadModelWrite>* writes);
   Result<log::AppendOutcome> Store(const PreparedRow& row, std::string_view text);
   Result<PreparedRow> PreparePackedRow(const PackedRow& row, std::string text);
   // Returns the event as validated: `event`, or its upgrade stored in `upgraded`.
@@ -81,6 +95,8 @@ class SessionWriter {
   WriterLock lock_;
   log::SessionChecker checker_;   // Prepare() stage
   std::optional<Statement> insert_;  // Store() stage
+  ReadModelWriter read_model_;       // Store() stage
+  bool maintain_read_model_;
 };
 
 }  // namespace retrace::store

@@ -100,7 +100,7 @@ TEST_F(CliTest, MigrateReportsStatusAndDryRun) {
   ASSERT_EQ(Retrace("import " + FixturePath("s1-tools-inject.jsonl")).code, 0);
   Outcome status = Retrace("migrate --status");
   EXPECT_EQ(status.code, 0);
-  EXPECT_THAT(status.out, HasSubstr("schema version 1"));
+  EXPECT_THAT(status.out, HasSubstr("schema version 2; this retrace knows up to version 2"));
   EXPECT_THAT(status.out, HasSubstr("up to date"));
   EXPECT_EQ(Retrace("migrate --dry-run").code, 0);
   EXPECT_EQ(Retrace("migrate").code, 0);

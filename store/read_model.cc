@@ -1,0 +1,405 @@
+#include "store/read_model.h"
+
+#include <algorithm>
+
+#include "engine/json/writer.h"
+
+namespace retrace::store {
+namespace {
+
+using json::Value;
+
+const Value* Field(const Value* v, std::string_view key) { return v && v->is_object() ? v->Find(key) : nullptr; }
+
+SqlValue Text(const Value* v) { return v && v->is_string() ? SqlValue(v->as_string()) : SqlValue(); }
+SqlValue Int(const Value* v) {
+  return v && v->is_safe_integer() ? SqlValue(static_cast<int64_t>(v->as_number())) : SqlValue();
+}
+std::string StrOr(const Value* v) { return v && v->is_string() ? v->as_string() : std::string(); }
+
+// --- dsh §10.2 text ----------------------------------------------------------
+
+// Decodes the code point at `i` of UTF-8/WTF-8 text and its length (1 for a stray byte).
+std::pair<uint32_t, size_t> CodePointAt(std::string_view s, size_t i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  const size_t len = b < 0x80 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+  if (i + len > s.size()) return {b, 1};
+  uint32_t cp = len == 1 ? b : len == 2 ? b & 0x1F : len == 3 ? b & 0x0F : b & 0x07;
+  for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  return {cp, len};
+}
+
+// JavaScript's WhiteSpace and LineTerminator (what String.prototype.trim removes).
+bool IsJsSpace(uint32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
+         c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000 || c == 0xFEFF;
+}
+
+std::string_view JsTrim(std::string_view s) {
+  size_t begin = 0;
+  while (begin < s.size()) {
+    auto [cp, len] = CodePointAt(s, begin);
+    if (!IsJsSpace(cp)) break;
+    begin += len;
+  }
+  size_t end = s.size();
+  while (end > begin) {
+    size_t start = end - 1;  // back up to the lead byte of the last code point
+    while (start > begin && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80 && end - start < 4) --start;
+    auto [cp, len] = CodePointAt(s, start);
+    if (start + len != end || !IsJsSpace(cp)) break;
+    end = start;
+  }
+  return s.substr(begin, end - begin);
+}
+
+// joinText: parts trimmed, empty ones dropped, joined with '\n'.
+std::string JoinText(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& part : parts) {
+    const std::string_view t = JsTrim(part);
+    if (t.empty()) continue;
+    if (!out.empty()) out += '\n';
+    out += t;
+  }
+  return out;
+}
+
+void BlockTexts(const Value& block, std::vector<std::string>& out) {
+  const std::string type = StrOr(Field(&block, "type"));
+  if (type == "text") {
+    out.push_back(StrOr(Field(&block, "text")));
+  } else if (type == "tool-call") {
+    out.push_back(StrOr(Field(&block, "name")));
+    out.push_back(StrOr(Field(&block, "arguments")));
+  } else if (type == "tool-result") {
+    const Value* inner = Field(&block, "content");
+    if (inner && inner->is_array())
+      for (const Value& b : inner->as_array()) BlockTexts(b, out);
+  }
+}
+
+std::string ContentText(const Value* content) {
+  std::vector<std::string> parts;
+  if (content && content->is_array())
+    for (const Value& block : content->as_array()) BlockTexts(block, parts);
+  return JoinText(parts);
+}
+
+std::string TurnEndText(const Value* reason) {
+  const std::string kind = StrOr(Field(reason, "kind"));
+  if (kind == "error") return JoinText({"error", StrOr(Field(Field(reason, "error"), "message"))});
+  if (kind == "aborted" || kind == "max-tokens" || kind == "interrupted") return kind;
+  return "";
+}
+
+std::string RawSearchText(const log::Event& e) {
+  const Value& d = e.data;
+  if (e.type == "user/message") return ContentText(Field(&d, "content"));
+  if (e.type == "assistant/message") return ContentText(Field(Field(&d, "message"), "content"));
+  if (e.type == "tool/call") return JoinText({StrOr(Field(&d, "name")), StrOr(Field(&d, "arguments"))});
+  if (e.type == "tool/result") {
+    const Value* error = Field(&d, "error");
+    return JoinText({ContentText(Field(Field(&d, "message"), "content")), StrOr(Field(error, "name")),
+                     StrOr(Field(error, "code"))});
+  }
+  if (e.type == "todo/write") {
+    std::vector<std::string> parts;
+    const Value* todos = Field(&d, "todos");
+    if (todos && todos->is_array()) {
+      for (const Value& todo : todos->as_array()) {
+        parts.push_back(StrOr(Field(&todo, "status")));
+        parts.push_back(StrOr(Field(&todo, "content")));
+      }
+    }
+    return JoinText(parts);
+  }
+  if (e.type == "turn/end") return TurnEndText(Field(&d, "reason"));
+  return "";
+}
+
+// NUL, U+FDD0 and U+FDD1 (the highlight markers) become U+FFFD.
+std::string Sanitize(std::string text) {
+  if (text.find('\0') == std::string::npos && text.find("\xEF\xB7") == std::string::npos) return text;
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\0') {
+      out += "\xEF\xBF\xBD";
+    } else if (text.compare(i, 3, "\xEF\xB7\x90") == 0 || text.compare(i, 3, "\xEF\xB7\x91") == 0) {
+      out += "\xEF\xBF\xBD";
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+// --- per event type ------------------------------------------------------------
+
+using Writes = std::vector<ReadModelWrite>;
+
+void AssistantMessage(const log::Event& e, Writes& w) {
+  const Value* turn = Field(&e.data, "turn");
+  const Value* step = Field(&e.data, "step");
+  const Value* content = Field(Field(&e.data, "message"), "content");
+  if (content && content->is_array()) {
+    for (const Value& block : content->as_array()) {
+      if (StrOr(Field(&block, "type")) != "tool-call" || !Field(&block, "id")) continue;
+      w.push_back({ReadModelOp::kRequestCall, {Text(Field(&block, "id")), Int(turn), Int(step), Text(Field(&block, "name")),
+                                               Text(Field(&block, "arguments")), e.seq}});
+    }
+  }
+  if (const Value* usage = Field(&e.data, "usage"); usage && usage->is_object()) {
+    w.push_back({ReadModelOp::kMessageUsage,
+                 {Int(turn), Int(step), Int(Field(usage, "inputTokens")), Int(Field(usage, "outputTokens"))}});
+  }
+}
+
+void ToolResult(const log::Event& e, Writes& w) {
+  const Value* message = Field(&e.data, "message");
+  const Value* content = Field(message, "content");
+  if (!content || !content->is_array() || content->as_array().empty()) return;
+  const Value& block = content->as_array()[0];
+  const Value* is_error_v = Field(&block, "isError");
+  const bool is_error = is_error_v && is_error_v->is_bool() && is_error_v->as_bool();
+  const Value* error = Field(&e.data, "error");
+  const Value* name = Field(error, "name");
+  const Value* code = Field(error, "code");
+  std::optional<std::string> name_s, code_s;
+  if (name && name->is_string()) name_s = name->as_string();
+  if (code && code->is_string()) code_s = code->as_string();
+  SqlValue error_text;
+  if (is_error) error_text = ContentText(Field(&block, "content"));
+  w.push_back({ReadModelOp::kSettleCall,
+               {Text(Field(&block, "toolCallId")), Int(Field(&e.data, "turn")), Int(Field(&e.data, "step")), e.seq, e.time,
+                int64_t{is_error}, Text(name), Text(code), std::move(error_text),
+                int64_t{Field(&e.data, "meta") != nullptr}, CallOutcome(is_error, name_s, code_s)}});
+}
+
+void InboxSplice(const log::Event& e, Writes& w) {
+  const Value* inserted = Field(&e.data, "inserted");
+  if (!inserted || !inserted->is_array()) return;
+  for (const Value& m : inserted->as_array()) {
+    const Value* source = Field(&m, "source");
+    if (StrOr(Field(source, "kind")) == "user" || !Field(&m, "id")) continue;
+    w.push_back({ReadModelOp::kInboxInsert,
+                 {Text(Field(&m, "id")), Text(Field(&e.data, "target")), Text(Field(source, "kind")),
+                  Text(Field(source, "plugin")), Text(Field(source, "form")), Text(Field(source, "summary")), e.seq, e.time}});
+  }
+}
+
+void UserMessage(const log::Event& e, Writes& w) {
+  const Value* source = Field(&e.data, "source");
+  const std::string kind = StrOr(Field(source, "kind"));
+  const bool replaces = e.surface_op && e.surface_op->kind == log::SurfaceOp::Kind::kReplace;
+  if (kind.empty() || kind == "user" || replaces || !Field(&e.data, "id")) return;
+  w.push_back({ReadModelOp::kClaimInjection,
+               {Text(Field(&e.data, "id")), Text(source ? Field(source, "kind") : nullptr), Text(Field(source, "plugin")),
+                Text(Field(source, "form")), Text(Field(source, "summary")), e.seq, e.time}});
+}
+
+// The seqs a replace shadows: the run of current nodes from start to end.
+std::vector<int64_t> Shadowed(const log::SurfaceOp& op, const log::SurfaceFold& before) {
+  const std::vector<int64_t>& nodes = before.nodes();
+  auto first = std::find(nodes.begin(), nodes.end(), op.start);
+  auto last = std::find(first, nodes.end(), op.end);
+  if (first == nodes.end() || last == nodes.end()) return {};
+  return std::vector<int64_t>(first, last + 1);
+}
+
+void Replacement(const log::Event& e, const log::SurfaceFold& before, Writes& w) {
+  const std::vector<int64_t> shadowed = Shadowed(*e.surface_op, before);
+  Value::Array seqs;
+  for (int64_t s : shadowed) seqs.emplace_back(s);
+  const std::string kind = e.type == "user/message" ? "compaction" : e.type == "tool/result" ? "pruning" : "other";
+  w.push_back({ReadModelOp::kReplacement,
+               {e.seq, e.time, e.type, kind, e.surface_op->start, e.surface_op->end, json::Serialize(Value(std::move(seqs)))}});
+  for (int64_t s : shadowed) w.push_back({ReadModelOp::kShadowDoc, {s}});
+}
+
+}  // namespace
+
+int64_t CodePointLength(std::string_view text) {
+  int64_t n = 0;
+  for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+std::string SearchText(const log::Event& event) { return Sanitize(RawSearchText(event)); }
+
+std::string CallOutcome(bool is_error, const std::optional<std::string>& error_name,
+                        const std::optional<std::string>& error_code) {
+  if (error_code == "TOOL_NOT_STARTED") return "not-started";
+  if (error_code == "TOOL_OUTCOME_UNKNOWN") return "outcome-unknown";
+  if (error_name == "AbortError" || (error_code && error_code->rfind("ABORTED", 0) == 0)) return "aborted";
+  if (!is_error) return "ok";
+  // A pre-execute denial is the one failure without an internal identity (contract §5.2).
+  return error_name || error_code ? "error" : "denied";
+}
+
+std::vector<ReadModelWrite> DeriveReadModel(const log::Event& e, const log::SurfaceFold& before) {
+  Writes w;
+  const Value* turn = Field(&e.data, "turn");
+  const Value* step = Field(&e.data, "step");
+  if (e.type == "assistant/message") {
+    AssistantMessage(e, w);
+  } else if (e.type == "tool/call") {
+    w.push_back({ReadModelOp::kStartCall, {Text(Field(&e.data, "callId")), Int(turn), Int(step), Text(Field(&e.data, "name")),
+                                           Text(Field(&e.data, "arguments")), e.seq, e.time}});
+  } else if (e.type == "tool/result") {
+    if (!e.surface_op || e.surface_op->kind == log::SurfaceOp::Kind::kAppend) ToolResult(e, w);
+  } else if (e.type == "turn/start") {
+    w.push_back({ReadModelOp::kStartTurn, {Int(turn), e.seq, e.time}});
+  } else if (e.type == "turn/end") {
+    const Value* reason = Field(&e.data, "reason");
+    w.push_back({ReadModelOp::kEndTurn,
+                 {Int(turn), e.seq, e.time, Text(Field(reason, "kind")), Text(Field(Field(reason, "error"), "message"))}});
+  } else if (e.type == "step/start" || e.type == "step/end") {
+    w.push_back({e.type == "step/start" ? ReadModelOp::kStartStep : ReadModelOp::kEndStep, {Int(turn), Int(step), e.seq, e.time}});
+  } else if (e.type == "assistant/chunk") {
+    const Value* chunk = Field(&e.data, "chunk");
+    if (StrOr(Field(chunk, "type")) == "usage") {
+      const Value* usage = Field(chunk, "usage");
+      w.push_back({ReadModelOp::kChunkUsage,
+                   {Int(turn), Int(step), Int(Field(usage, "inputTokens")), Int(Field(usage, "outputTokens"))}});
+    }
+  } else if (e.type == "agent/inbox/spliced") {
+    InboxSplice(e, w);
+  } else if (e.type == "user/message") {
+    UserMessage(e, w);
+  } else if (e.type == "llm/retry") {
+    w.push_back({ReadModelOp::kRetry, {Text(Field(&e.data, "retryId")), e.seq, e.time, Int(turn), Int(step),
+                                       Text(Field(&e.data, "provider")), Int(Field(&e.data, "retry")),
+                                       Int(Field(&e.data, "maxRetries")), Int(Field(&e.data, "delayMs")),
+                                       Text(Field(Field(&e.data, "failure"), "message"))}});
+  } else if (e.type == "llm/retry-started") {
+    w.push_back({ReadModelOp::kRetryStarted, {Text(Field(&e.data, "retryId")), Int(Field(&e.data, "retry")), e.seq}});
+  }
+  if (e.surface_op && e.surface_op->kind == log::SurfaceOp::Kind::kReplace) Replacement(e, before, w);
+  std::string text = SearchText(e);
+  if (!text.empty()) {
+    const int64_t length = CodePointLength(text);
+    w.push_back({ReadModelOp::kSearchDoc,
+                 {e.seq, e.type, e.time, std::string(e.surface_op ? "current" : "log-only"), length, std::move(text)}});
+  }
+  return w;
+}
+
+// --- applying -----------------------------------------------------------------
+
+namespace {
+
+// ?1 is the session key in every statement; the write's args follow from ?2.
+const char* const kSql[] = {
+    // kRequestCall: call_id, turn, step, tool_name, arguments, requested_seq
+    "INSERT INTO tool_calls(session, call_id, turn, step, tool_name, arguments, requested_seq, outcome)"
+    " VALUES(?1,?2,?3,?4,?5,?6,?7,'missing-result') ON CONFLICT(session, call_id) DO UPDATE SET"
+    " requested_seq = excluded.requested_seq, tool_name = COALESCE(tool_name, excluded.tool_name),"
+    " arguments = COALESCE(arguments, excluded.arguments), turn = COALESCE(turn, excluded.turn),"
+    " step = COALESCE(step, excluded.step)",
+    // kStartCall: call_id, turn, step, tool_name, arguments, call_seq, call_time
+    "INSERT INTO tool_calls(session, call_id, turn, step, tool_name, arguments, call_seq, call_time, outcome)"
+    " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,'missing-result') ON CONFLICT(session, call_id) DO UPDATE SET"
+    " turn = excluded.turn, step = excluded.step, tool_name = excluded.tool_name, arguments = excluded.arguments,"
+    " call_seq = excluded.call_seq, call_time = excluded.call_time",
+    // kSettleCall: call_id, turn, step, result_seq, result_time, is_error, error_name, error_code, error_text, has_meta, outcome
+    "INSERT INTO tool_calls(session, call_id, turn, step, result_seq, result_time, is_error, error_name, error_code,"
+    " error_text, has_meta, outcome) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)"
+    " ON CONFLICT(session, call_id) DO UPDATE SET turn = COALESCE(turn, excluded.turn),"
+    " step = COALESCE(step, excluded.step), result_seq = excluded.result_seq, result_time = excluded.result_time,"
+    " is_error = excluded.is_error, error_name = excluded.error_name, error_code = excluded.error_code,"
+    " error_text = excluded.error_text, has_meta = excluded.has_meta, outcome = excluded.outcome",
+    // kStartTurn: turn, seq, time
+    "INSERT INTO turns(session, turn, start_seq, start_time) VALUES(?1,?2,?3,?4)"
+    " ON CONFLICT(session, turn) DO UPDATE SET start_seq = excluded.start_seq, start_time = excluded.start_time",
+    // kEndTurn: turn, seq, time, reason, error_text
+    "INSERT INTO turns(session, turn, end_seq, end_time, reason, error_text) VALUES(?1,?2,?3,?4,?5,?6)"
+    " ON CONFLICT(session, turn) DO UPDATE SET end_seq = excluded.end_seq, end_time = excluded.end_time,"
+    " reason = excluded.reason, error_text = excluded.error_text",
+    // kStartStep: turn, step, seq, time
+    "INSERT INTO steps(session, turn, step, start_seq, start_time) VALUES(?1,?2,?3,?4,?5)"
+    " ON CONFLICT(session, turn, step) DO UPDATE SET start_seq = excluded.start_seq, start_time = excluded.start_time",
+    // kEndStep: turn, step, seq, time
+    "INSERT INTO steps(session, turn, step, end_seq, end_time) VALUES(?1,?2,?3,?4,?5)"
+    " ON CONFLICT(session, turn, step) DO UPDATE SET end_seq = excluded.end_seq, end_time = excluded.end_time",
+    // kChunkUsage: turn, step, input, output (the step's last usage chunk wins)
+    "INSERT INTO steps(session, turn, step, input_tokens, output_tokens, usage_source) VALUES(?1,?2,?3,?4,?5,'chunk')"
+    " ON CONFLICT(session, turn, step) DO UPDATE SET input_tokens = excluded.input_tokens,"
+    " output_tokens = excluded.output_tokens, usage_source = 'chunk'",
+    // kMessageUsage: turn, step, input, output
+    "INSERT INTO steps(session, turn, step, input_tokens, output_tokens, usage_source) VALUES(?1,?2,?3,?4,?5,'message')"
+    " ON CONFLICT(session, turn, step) DO UPDATE SET input_tokens = excluded.input_tokens,"
+    " output_tokens = excluded.output_tokens, usage_source = 'message' WHERE usage_source IS NOT 'chunk'",
+    // kInboxInsert: message_id, target, source_kind, plugin, form, summary, seq, time
+    "INSERT INTO injections(session, message_id, target, source_kind, plugin, form, summary, pending_seq, pending_time)"
+    " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9) ON CONFLICT(session, message_id) DO UPDATE SET target = excluded.target,"
+    " pending_seq = excluded.pending_seq, pending_time = excluded.pending_time",
+    // kClaimInjection: message_id, source_kind, plugin, form, summary, seq, time
+    "INSERT INTO injections(session, message_id, source_kind, plugin, form, summary, claimed_seq, claimed_time)"
+    " VALUES(?1,?2,?3,?4,?5,?6,?7,?8) ON CONFLICT(session, message_id) DO UPDATE SET"
+    " claimed_seq = COALESCE(claimed_seq, excluded.claimed_seq), claimed_time = COALESCE(claimed_time, excluded.claimed_time)",
+    // kReplacement: seq, time, type, kind, start, end, shadowed
+    "INSERT OR REPLACE INTO replacements(session, seq, time, type, kind, start_seq, end_seq, shadowed_seqs)"
+    " VALUES(?1,?2,?3,?4,?5,?6,?7,?8)",
+    // kShadowDoc: seq
+    "UPDATE search_docs SET surface = 'shadowed' WHERE session = ?1 AND seq = ?2",
+    // kRetry: retry_id, seq, time, turn, step, provider, retry, max_retries, delay_ms, failure
+    "INSERT OR REPLACE INTO retries(session, retry_id, seq, time, turn, step, provider, retry, max_retries, delay_ms,"
+    " failure) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
+    // kRetryStarted: retry_id, retry, seq
+    "UPDATE retries SET started_seq = ?4 WHERE session = ?1 AND retry_id = ?2 AND retry IS ?3",
+    // kSearchDoc: seq, type, time, surface, codepoint_length, text
+    "INSERT INTO search_docs(session, seq, type, time, surface, codepoint_length, text) VALUES(?1,?2,?3,?4,?5,?6,?7)",
+};
+static_assert(std::size(kSql) == static_cast<size_t>(ReadModelOp::kCount));
+
+void BindValue(Statement& st, int index, const SqlValue& v) {
+  if (const auto* i = std::get_if<int64_t>(&v)) {
+    st.Bind(index, *i);
+  } else if (const auto* s = std::get_if<std::string>(&v)) {
+    st.Bind(index, *s, /*stable=*/true);
+  } else {
+    st.BindNull(index);
+  }
+}
+
+}  // namespace
+
+Result<Statement*> ReadModelWriter::StatementFor(ReadModelOp op) {
+  auto& slot = statements_[static_cast<size_t>(op)];
+  if (!slot) {
+    ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, kSql[static_cast<size_t>(op)]));
+    slot = std::move(st);
+  }
+  return &*slot;
+}
+
+Status ReadModelWriter::Apply(int64_t session_key, std::span<const ReadModelWrite> writes) {
+  for (const ReadModelWrite& w : writes) {
+    ASSIGN_OR_RETURN(Statement * st, StatementFor(w.op));
+    st->Bind(1, session_key);
+    for (size_t i = 0; i < w.args.size(); ++i) BindValue(*st, static_cast<int>(i + 2), w.args[i]);
+    RETURN_IF_ERROR(st->Run());
+    if (w.op != ReadModelOp::kSearchDoc) continue;
+    // External-content FTS5: the index row is written beside its document.
+    if (!fts_insert_) {
+      ASSIGN_OR_RETURN(Statement ins, Statement::Prepare(db_, "INSERT INTO search_fts(rowid, text) VALUES(?, ?)"));
+      fts_insert_ = std::move(ins);
+    }
+    fts_insert_->Bind(1, static_cast<int64_t>(sqlite3_last_insert_rowid(db_.get())));
+    BindValue(*fts_insert_, 2, w.args[5]);
+    RETURN_IF_ERROR(fts_insert_->Run());
+  }
+  return Status::Ok();
+}
+
+Status ClearReadModel(Db& db) {
+  return db.Exec(
+      "DELETE FROM tool_calls; DELETE FROM turns; DELETE FROM steps; DELETE FROM injections;"
+      " DELETE FROM replacements; DELETE FROM retries; DELETE FROM search_docs;"
+      " INSERT INTO search_fts(search_fts) VALUES('delete-all');");
+}
+
+}  // namespace retrace::store

@@ -1,0 +1,89 @@
+// The read model: audit tables and search documents derived from the events
+// (migrations/0002_read_model.sql, docs/AUDIT.md).
+//
+// Derivation is a pure function of one event (and the surface before it), so
+// the same rows come out whether the model is maintained on each append or
+// rebuilt from the stored events: every write is an idempotent upsert keyed by
+// what identifies the row (a call id, a turn, a message id), never a counter.
+// Prepare stages derive (no database); Store stages apply, in the append's
+// transaction.
+#ifndef RETRACE_STORE_READ_MODEL_H_
+#define RETRACE_STORE_READ_MODEL_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "engine/base/status.h"
+#include "engine/log/event.h"
+#include "engine/log/surface_fold.h"
+#include "store/sqlite.h"
+
+namespace retrace::store {
+
+using SqlValue = std::variant<std::monostate, int64_t, std::string>;
+
+enum class ReadModelOp {
+  kRequestCall,    // a tool-call block of an assistant message
+  kStartCall,      // tool/call
+  kSettleCall,     // tool/result (append origin)
+  kStartTurn,
+  kEndTurn,
+  kStartStep,
+  kEndStep,
+  kChunkUsage,     // assistant/chunk {type:'usage'}
+  kMessageUsage,   // assistant/message usage (counts only without a usage chunk)
+  kInboxInsert,    // agent/inbox/spliced inserted message, not from the user
+  kClaimInjection, // plugin-sourced user/message on the surface
+  kReplacement,    // an event with surfaceOp replace
+  kShadowDoc,      // a search document became shadowed
+  kRetry,          // llm/retry
+  kRetryStarted,   // llm/retry-started
+  kSearchDoc,      // a semantic document (dsh §10.2)
+  kCount,
+};
+
+// One write: the operation and its bindings after the session key.
+struct ReadModelWrite {
+  ReadModelOp op;
+  std::vector<SqlValue> args;
+};
+
+// What `event` contributes. `before` is the surface fold before the event is
+// applied (it names the seqs a replace shadows).
+std::vector<ReadModelWrite> DeriveReadModel(const log::Event& event, const log::SurfaceFold& before);
+
+// dsh §10.2: the searchable text of an event ("" when it has none), sanitized
+// as dsh's index does (NUL, U+FDD0, U+FDD1 → U+FFFD).
+std::string SearchText(const log::Event& event);
+
+// Code points of WTF-8 text (a lone surrogate counts as one, as in JavaScript).
+int64_t CodePointLength(std::string_view text);
+
+// Tool-call outcome from a result: ok, error, denied, aborted, not-started or outcome-unknown.
+std::string CallOutcome(bool is_error, const std::optional<std::string>& error_name,
+                        const std::optional<std::string>& error_code);
+
+// Applies writes with statements prepared once per database connection.
+class ReadModelWriter {
+ public:
+  explicit ReadModelWriter(Db& db) : db_(db) {}
+  Status Apply(int64_t session_key, std::span<const ReadModelWrite> writes);
+
+ private:
+  Result<Statement*> StatementFor(ReadModelOp op);
+  Db& db_;
+  std::array<std::optional<Statement>, static_cast<size_t>(ReadModelOp::kCount)> statements_;
+  std::optional<Statement> fts_insert_;
+};
+
+// Deletes every derived row (inside the caller's transaction).
+Status ClearReadModel(Db& db);
+
+}  // namespace retrace::store
+
+#endif  // RETRACE_STORE_READ_MODEL_H_

@@ -39,6 +39,9 @@ Command MigrateCommand();
 Command RunCommand();
 Command ReplayCommand();
 Command DemoCommand();
+Command AuditCommand();
+Command QueryCommand();
+Command IndexCommand();
 
 }  // namespace retrace::cli
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/status.h"
+
 namespace retrace::cli {
 
 // "2026-11-30T02:40:57.123Z" for a Unix-ms time.
@@ -13,6 +15,11 @@ std::string IsoTime(int64_t ms);
 
 // Left-aligned columns separated by two spaces; the first row is the header.
 std::string AlignedTable(const std::vector<std::vector<std::string>>& rows);
+
+// A time given on the command line: Unix ms, or ISO 8601 UTC ("2026-11-30",
+// "2026-11-30T06:00", "2026-11-30T06:00:00Z", with optional .mmm). With
+// `end_of_day` a bare date means its last millisecond (for inclusive ends).
+Result<int64_t> ParseTime(const std::string& text, bool end_of_day);
 
 // "12.3 MB"
 std::string HumanBytes(uint64_t bytes);

@@ -26,6 +26,7 @@ class [[nodiscard]] Status {
     kIoError,
     kBusy,              // another writer holds the session
     kFailedPrecondition,
+    kDeadlineExceeded,  // a time limit interrupted the operation
   };
 
   Status() = default;
@@ -39,6 +40,7 @@ class [[nodiscard]] Status {
   static Status IoError(std::string m) { return {Code::kIoError, std::move(m)}; }
   static Status Busy(std::string m) { return {Code::kBusy, std::move(m)}; }
   static Status FailedPrecondition(std::string m) { return {Code::kFailedPrecondition, std::move(m)}; }
+  static Status DeadlineExceeded(std::string m) { return {Code::kDeadlineExceeded, std::move(m)}; }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

@@ -1,0 +1,52 @@
+// retrace query "SELECT ..." [--timeout S] [--json|--csv]
+#include <chrono>
+
+#include "cli/command.h"
+#include "cli/exit_codes.h"
+#include "cli/query_output.h"
+
+namespace retrace::cli {
+
+// Polls the clock for a read-only query's time limit (only cli/ reads clocks).
+std::function<bool()> Deadline(double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  return [end] { return std::chrono::steady_clock::now() > end; };
+}
+
+namespace {
+
+struct Args {
+  std::string sql;
+  double timeout = 10;
+  bool json = false, csv = false;
+};
+
+int Run(const Context& ctx, const Args& a) {
+  auto db = store::ReadOnlyDb::Open(ctx.db_path);
+  if (!db.ok()) return ctx.Fail(db.status());
+  auto table = db->Run(a.sql, {}, Deadline(a.timeout));
+  if (!table.ok()) return ctx.Fail(table.status());
+  std::fputs(FormatTable(*table, ChosenFormat(a.json, a.csv)).c_str(), ctx.out);
+  return kExitOk;
+}
+
+}  // namespace
+
+Command QueryCommand() {
+  return {"query", "Run one read-only SQL statement over the documented views (docs/AUDIT.md)",
+          [](CLI::App& sub, Context& ctx) -> Handler {
+            auto a = std::make_shared<Args>();
+            sub.add_option("sql", a->sql, "One SELECT statement, e.g. \"SELECT tool_name, COUNT(*) FROM v_tool_calls GROUP BY 1\"")
+                ->required();
+            sub.add_option("--timeout", a->timeout, "Interrupt the query after this many seconds (default 10)")
+                ->check(CLI::PositiveNumber);
+            AddOutputFlags(sub, a->json, a->csv);
+            sub.footer(
+                "The database is opened read-only, and writes, schema changes, ATTACH, setting PRAGMAs and\n"
+                "load_extension() are refused. Views: v_sessions, v_events, v_tool_calls, v_turns, v_steps,\n"
+                "v_injections, v_replacements, v_retries, v_search_docs (columns in docs/AUDIT.md).");
+            return [&ctx, a] { return Run(ctx, *a); };
+          }};
+}
+
+}  // namespace retrace::cli

@@ -7,22 +7,30 @@
 namespace retrace::store {
 namespace {
 
-// PRAGMAs that only report. Any PRAGMA given a value is refused, so is any other.
-bool ReportingPragma(std::string_view name) {
-  for (std::string_view ok : {"table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
-                              "foreign_key_list", "function_list", "pragma_list", "collation_list", "database_list",
+const char* Arg(const char* s) { return s ? s : ""; }
+
+// PRAGMAs that only report. The first group takes a table or index name; the
+// second reports a setting, and given a value would change it (refused).
+bool ReportingPragma(std::string_view name, const char* arg) {
+  for (std::string_view ok : {"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list"})
+    if (name == ok) return true;
+  for (std::string_view ok : {"table_list", "function_list", "pragma_list", "collation_list", "database_list",
                               "user_version", "application_id", "page_size", "page_count", "freelist_count",
                               "compile_options", "data_version", "schema_version", "encoding"}) {
-    if (name == ok) return true;
+    if (name == ok) return arg == nullptr;
   }
   return false;
+}
+
+// Writes to SQLite's own catalog are what CREATE, DROP and ALTER do.
+std::string Target(const char* table) {
+  return std::string_view(Arg(table)).rfind("sqlite_", 0) == 0 ? std::string() : std::string(table);
 }
 
 struct Refusal {
   std::string what;  // set when the authorizer refused something
 };
 
-const char* Arg(const char* s) { return s ? s : ""; }
 
 int Authorize(void* data, int action, const char* a, const char* b, const char*, const char*) {
   auto* refusal = static_cast<Refusal*>(data);
@@ -39,11 +47,11 @@ int Authorize(void* data, int action, const char* a, const char* b, const char*,
       if (std::string_view(Arg(b)) == "load_extension") return refuse("load_extension()");
       return SQLITE_OK;
     case SQLITE_PRAGMA:
-      if (a && ReportingPragma(a) && !b) return SQLITE_OK;
+      if (a && ReportingPragma(a, b)) return SQLITE_OK;
       return refuse(std::string("PRAGMA ") + Arg(a) + (b ? " = " + std::string(b) : ""));
-    case SQLITE_INSERT: return refuse(std::string("INSERT into ") + Arg(a));
-    case SQLITE_UPDATE: return refuse(std::string("UPDATE of ") + Arg(a));
-    case SQLITE_DELETE: return refuse(std::string("DELETE from ") + Arg(a));
+    case SQLITE_INSERT: return refuse(Target(a).empty() ? "a schema change" : "INSERT into " + Target(a));
+    case SQLITE_UPDATE: return refuse(Target(a).empty() ? "a schema change" : "UPDATE of " + Target(a));
+    case SQLITE_DELETE: return refuse(Target(a).empty() ? "a schema change" : "DELETE from " + Target(a));
     case SQLITE_ATTACH: return refuse(std::string("ATTACH ") + Arg(a));
     case SQLITE_DETACH: return refuse(std::string("DETACH ") + Arg(a));
     case SQLITE_TRANSACTION: return refuse("a transaction statement");
@@ -92,6 +100,9 @@ Result<ReadOnlyDb> ReadOnlyDb::Open(const std::string& path) {
                                       "; this retrace needs version " + std::to_string(state.pending.back().version) +
                                       ": run `retrace migrate`");
   }
+  // Connect the FTS5 table now: its module's own setup statements would
+  // otherwise pass through the authorizer of the first query that uses it.
+  RETURN_IF_ERROR(db.Exec("SELECT 1 FROM search_fts LIMIT 0"));
   return ReadOnlyDb(std::move(db));
 }
 

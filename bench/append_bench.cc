@@ -31,10 +31,11 @@ std::vector<log::EventRecord> Events(int64_t n) {
 }
 
 double RetraceAppends(const std::vector<log::EventRecord>& events, size_t batch, store::Durability durability,
-                      const std::string& db) {
+                      const std::string& db, bool read_model = true) {
   RemoveDatabase(db);
   store::StoreOptions options;
   options.durability = durability;
+  options.maintain_read_model = read_model;
   auto s = store::EventStore::Open(db, options);
   const log::SessionHeader h = GeneratedHeader("append-bench");
   if (!s.ok() || !(*s)->CreateSession(h, log::SerializeHeaderLine(h)).ok()) return -1;
@@ -113,6 +114,13 @@ int Main(int argc, char** argv) {
   std::printf("batched: %zu events in batches of %zu; single: %zu events, one durable append each\n", all.size(), batch, few.size());
   const Sample ours_batched = Best(reps, [&] { return RunInChild([&] { return RetraceAppends(all, batch, store::Durability::kFull, db); }); });
   const Sample ours_batched_normal = Best(reps, [&] { return RunInChild([&] { return RetraceAppends(all, batch, store::Durability::kNormal, db); }); });
+  // The read model's cost: the same appends without the audit tables and search index.
+  const Sample ours_no_model = Best(reps, [&] {
+    return RunInChild([&] { return RetraceAppends(all, batch, store::Durability::kFull, db, /*read_model=*/false); });
+  });
+  const Sample ours_no_model_normal = Best(reps, [&] {
+    return RunInChild([&] { return RetraceAppends(all, batch, store::Durability::kNormal, db, /*read_model=*/false); });
+  });
   const Sample up_batched = o.node.empty() ? Sample{} : Best(reps, [&] { return upstream_run(batch, all.size()); });
   const Sample up_batched_zstd =
       o.node.empty() ? Sample{} : Best(reps, [&] { return upstream_run(batch, all.size(), "zstd"); });
@@ -122,6 +130,8 @@ int Main(int argc, char** argv) {
 
   Row("retrace batched append (full)", ours_batched, all.size());
   Row("retrace batched append (normal)", ours_batched_normal, all.size());
+  Row("retrace batched append (full), no read model", ours_no_model, all.size());
+  Row("retrace batched append (normal), no read model", ours_no_model_normal, all.size());
   Row("upstream batched append, raw JSONL", up_batched, all.size());
   Row("upstream batched append, zstd (its default)", up_batched_zstd, all.size());
   Row("retrace single-event append (full)", ours_single, few.size());
@@ -130,6 +140,8 @@ int Main(int argc, char** argv) {
   Ratio("batched: retrace / upstream raw JSONL", ours_batched, up_batched, ">= 3.0");
   Ratio("batched: retrace / upstream zstd (default)", ours_batched, up_batched_zstd, ">= 3.0");
   Ratio("single: retrace / plain SQLite", ours_single, plain_single, ">= 0.70");
+  Ratio("read model kept: full, with / without", ours_batched, ours_no_model, ">= 0.50");
+  Ratio("read model kept: normal, with / without", ours_batched_normal, ours_no_model_normal, ">= 0.50");
   Ratio("single: retrace / upstream", ours_single, up_single, ">= 1.5");
   return 0;
 }

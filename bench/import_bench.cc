@@ -44,10 +44,12 @@ double PlainSqliteInsert(const std::string& file, const std::string& db_path, in
   return NowSeconds() - start;
 }
 
-double RetraceImport(const std::string& file, const std::string& db_path) {
+double RetraceImport(const std::string& file, const std::string& db_path, bool read_model = true) {
   RemoveDatabase(db_path);
   const double start = NowSeconds();
-  auto store = store::EventStore::Open(db_path);
+  store::StoreOptions options;
+  options.maintain_read_model = read_model;
+  auto store = store::EventStore::Open(db_path, options);
   if (!store.ok()) return -1;
   auto report = store::ImportJsonl(**store, file);
   if (!report.ok()) {
@@ -88,6 +90,10 @@ int Main(int argc, char** argv) {
     return RunInChild([&] { return PlainSqliteInsert(file, dir + "/plain.db", store::kPageSize); });
   });
   const Sample ours = Best(reps, [&] { return RunInChild([&] { return RetraceImport(file, dir + "/retrace.db"); }); });
+  // The read model's share (audit tables and search index), measured by leaving it out.
+  const Sample ours_bare = Best(reps, [&] {
+    return RunInChild([&] { return RetraceImport(file, dir + "/retrace.db", /*read_model=*/false); });
+  });
   Sample theirs;
   if (!o.node.empty()) {
     theirs = Best(reps, [&] {
@@ -97,8 +103,11 @@ int Main(int argc, char** argv) {
   Row("plain SQLite insert (4 KiB pages)", plain, log.events, log.bytes);
   Row("plain SQLite insert (32 KiB pages)", plain_same, log.events, log.bytes);
   Row("retrace import", ours, log.events, log.bytes);
+  Row("retrace import, no read model", ours_bare, log.events, log.bytes);
   Row("upstream JSONL inspect() (Node 22)", theirs, log.events, log.bytes);
   if (plain.ok && ours.ok) std::printf("retrace / plain SQLite (default pages) throughput: %.2f (target >= 0.80)\n", plain.seconds / ours.seconds);
+  if (plain.ok && ours_bare.ok)
+    std::printf("retrace without read model / plain SQLite (default pages): %.2f\n", plain.seconds / ours_bare.seconds);
   if (plain_same.ok && ours.ok) std::printf("retrace / plain SQLite (same pages) throughput: %.2f\n", plain_same.seconds / ours.seconds);
   if (theirs.ok && ours.ok) std::printf("retrace / upstream inspect throughput: %.2f (target >= 1.00)\n", theirs.seconds / ours.seconds);
   return 0;

@@ -42,6 +42,7 @@ Command DemoCommand();
 Command AuditCommand();
 Command QueryCommand();
 Command IndexCommand();
+Command SearchCommand();
 
 }  // namespace retrace::cli
 

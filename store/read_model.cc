@@ -19,7 +19,8 @@ std::string StrOr(const Value* v) { return v && v->is_string() ? v->as_string() 
 
 // --- dsh §10.2 text ----------------------------------------------------------
 
-// Decodes the code point at `i` of UTF-8/WTF-8 text and its length (1 for a stray byte).
+}  // namespace
+
 std::pair<uint32_t, size_t> CodePointAt(std::string_view s, size_t i) {
   const auto b = static_cast<unsigned char>(s[i]);
   const size_t len = b < 0x80 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
@@ -29,7 +30,6 @@ std::pair<uint32_t, size_t> CodePointAt(std::string_view s, size_t i) {
   return {cp, len};
 }
 
-// JavaScript's WhiteSpace and LineTerminator (what String.prototype.trim removes).
 bool IsJsSpace(uint32_t c) {
   return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
          c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000 || c == 0xFEFF;
@@ -52,6 +52,8 @@ std::string_view JsTrim(std::string_view s) {
   }
   return s.substr(begin, end - begin);
 }
+
+namespace {
 
 // joinText: parts trimmed, empty ones dropped, joined with '\n'.
 std::string JoinText(const std::vector<std::string>& parts) {
@@ -118,8 +120,9 @@ std::string RawSearchText(const log::Event& e) {
   return "";
 }
 
-// NUL, U+FDD0 and U+FDD1 (the highlight markers) become U+FFFD.
-std::string Sanitize(std::string text) {
+}  // namespace
+
+std::string SanitizeSearchText(std::string text) {
   if (text.find('\0') == std::string::npos && text.find("\xEF\xB7") == std::string::npos) return text;
   std::string out;
   out.reserve(text.size());
@@ -135,6 +138,8 @@ std::string Sanitize(std::string text) {
   }
   return out;
 }
+
+namespace {
 
 // --- per event type ------------------------------------------------------------
 
@@ -227,7 +232,7 @@ int64_t CodePointLength(std::string_view text) {
   return n;
 }
 
-std::string SearchText(const log::Event& event) { return Sanitize(RawSearchText(event)); }
+std::string SearchText(const log::Event& event) { return SanitizeSearchText(RawSearchText(event)); }
 
 std::string CallOutcome(bool is_error, const std::optional<std::string>& error_name,
                         const std::optional<std::string>& error_code) {

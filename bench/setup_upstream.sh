@@ -26,6 +26,7 @@ npm install --silent --no-audit --no-fund --legacy-peer-deps \
   @deepseek-ai/dsh-output-retention@0.1.0-rc.8 @deepseek-ai/dsh-jobs@0.1.0-rc.8 @deepseek-ai/dsh-settings@0.1.0-rc.8 \
   @deepseek-ai/dsh-subprocess@0.1.0-rc.8 @deepseek-ai/dsh-fs-local@0.1.0-rc.8 \
   @deepseek-ai/dsh-subprocess-local@0.1.0-rc.8 @deepseek-ai/dsh-bash-local@0.1.0-rc.8 \
-  @deepseek-ai/dsh-jobs-local@0.1.0-rc.8 >/dev/null
+  @deepseek-ai/dsh-jobs-local@0.1.0-rc.8 @deepseek-ai/dsh-session-query@0.1.0-rc.8 \
+  @deepseek-ai/dsh-session-query-sqlite@0.1.0-rc.8 @deepseek-ai/dsh-session-title@0.1.0-rc.8 >/dev/null
 echo "NODE=$out/node22/package/bin/node"
 echo "UPSTREAM=$out"

@@ -43,6 +43,9 @@ Command AuditCommand();
 Command QueryCommand();
 Command IndexCommand();
 Command SearchCommand();
+Command ShowCommand();
+Command TraceCommand();
+Command LineageCommand();
 
 }  // namespace retrace::cli
 

@@ -1,7 +1,8 @@
 // Runs search requests through the upstream dsh query service
 // (dsh-session-query-sqlite on node:sqlite) over the sessions of a dsh root.
 // usage: node search.mjs <upstream node_modules parent> <dsh root> <index.db> <requests.json>
-// requests.json: [{query, sessionId?, limit?, types?, surfaces?}, ...]
+// requests.json: [{query, sessionId?, limit?, types?, surfaces?}, ...]; exact reads are
+// {op: 'readEvent'|'traceEvent'|'traceSession', sessionId, seq?, before?, after?}.
 // Prints JSON: {firstSeconds (the first request, which builds the index), results:
 // [{seconds, hits: [{sessionId, seq, type, surface, snippet}], error?}]}.
 import { pathToFileURL } from 'node:url';
@@ -41,6 +42,13 @@ await new Promise((done) => {
     for (const r of requests) {
       const t0 = performance.now();
       try {
+        if (r.op) {  // an exact read: its result as is
+          const out = r.op === 'traceSession' ? await q.traceSession(r.sessionId)
+            : r.op === 'traceEvent' ? await q.traceEvent({ sessionId: r.sessionId, seq: r.seq })
+            : await q.readEvent({ sessionId: r.sessionId, seq: r.seq, before: r.before, after: r.after });
+          results.push({ seconds: (performance.now() - t0) / 1000, result: out });
+          continue;
+        }
         const page = r.sessionId
           ? await q.searchEvents({ sessionId: r.sessionId, query: r.query, filters: filters(r), limit: r.limit })
           : await q.searchSessions({ query: r.query, eventFilters: filters(r), limit: r.limit });

@@ -66,9 +66,12 @@ TEST(SearchParityTest, SameHitsOrderSnippetsAndErrorsAsTheUpstreamQueryService) 
   TempDir dir;
   {
     auto store = OpenStoreOrDie(dir / "s.db");
-    for (const char* f : {"c01-fs-read.jsonl", "c04-bash-jobs.jsonl", "c06-errors-policy.jsonl", "s1-tools-inject.jsonl",
-                          "s2-interrupted-tool.repaired-resumed.jsonl"}) {
-      auto report = ImportJsonl(*store, testing::FixturePath(f));
+    for (const std::string& f :
+         {testing::FixturePath("c01-fs-read.jsonl"), testing::FixturePath("c04-bash-jobs.jsonl"),
+          testing::FixturePath("c06-errors-policy.jsonl"), testing::FixturePath("s1-tools-inject.jsonl"),
+          testing::FixturePath("s2-interrupted-tool.repaired-resumed.jsonl"),
+          std::string(RETRACE_SOURCE_DIR) + "/tests/store/testdata/compacted.jsonl"}) {
+      auto report = ImportJsonl(*store, f);
       ASSERT_TRUE(report.ok()) << f;
       ASSERT_TRUE(ExportToDshRoot(*store, report->session_id, false, dir / "root").ok());
     }
@@ -98,6 +101,9 @@ TEST(SearchParityTest, SameHitsOrderSnippetsAndErrorsAsTheUpstreamQueryService) 
       {"src", "c01-fs-read", 100},
       {"job", "c04-bash-jobs", 100},
       {"error", "c06-errors-policy", 100, {}, {"current", "log-only"}},
+      {"request"},
+      {"request", "compacted", 20, {}, {"shadowed"}},
+      {"summary", "", 20, {"user/message"}, {"current"}},
       {"a", "", 100},
       {"error", "", 0},
       {"error", "", 101},

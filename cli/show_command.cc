@@ -1,0 +1,48 @@
+// retrace show <session> <seq> [--before N] [--after N] [--json]
+#include "cli/command.h"
+#include "cli/exit_codes.h"
+#include "engine/json/writer.h"
+#include "store/exact_reads.h"
+
+namespace retrace::cli {
+namespace {
+
+struct Args {
+  std::string session;
+  int64_t seq = 0, before = 0, after = 0;
+  bool json = false;
+};
+
+int Run(const Context& ctx, const Args& a) {
+  auto store = ctx.OpenStore(false, /*create=*/false);
+  if (!store.ok()) return ctx.Fail(store.status());
+  auto window = store::ReadEventWindow(**store, a.session, a.seq, a.before, a.after);
+  if (!window.ok()) return ctx.Fail(window.status());
+  if (a.json) {
+    std::fprintf(ctx.out, "%s\n", json::Serialize(*window).c_str());
+    return kExitOk;
+  }
+  // One event per line, exactly as stored; the target is marked with '>'.
+  for (const json::Value& e : window->Find("events")->as_array()) {
+    const bool target = e.Find("seq")->as_number() == static_cast<double>(a.seq);
+    std::fprintf(ctx.out, "%s %s\n", target ? ">" : " ", json::Serialize(e).c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command ShowCommand() {
+  return {"show", "Print one stored event, with a window of events around it",
+          [](CLI::App& sub, Context& ctx) -> Handler {
+            auto a = std::make_shared<Args>();
+            sub.add_option("session", a->session, "Session id")->required();
+            sub.add_option("seq", a->seq, "The event's seq")->required();
+            sub.add_option("--before", a->before, "Also this many events before it (0-50)");
+            sub.add_option("--after", a->after, "Also this many events after it (0-50)");
+            sub.add_flag("--json", a->json, "Print {session, target, events, startSeq, endSeq} (dsh's readEvent)");
+            return [&ctx, a] { return Run(ctx, *a); };
+          }};
+}
+
+}  // namespace retrace::cli

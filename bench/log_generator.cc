@@ -132,6 +132,8 @@ class Generator {
                                           {"totalLines", static_cast<int64_t>(lines)}, {"lang", "ts"}}));
     } else if (!error) {
       data.Set("meta", Value::MakeObject({{"path", "/w/src/file.ts"}, {"offset", 1}, {"totalLines", static_cast<int64_t>(lines)}}));
+    } else {  // a tool that throws: the failure's internal identity, as the agent loop records it
+      data.Set("error", Value::MakeObject({{"name", "FsError"}, {"code", "FS_NOT_FOUND"}}));
     }
     EmitSurface("tool/result", std::move(data), std::vector<int64_t>{call_seq});
   }

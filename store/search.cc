@@ -259,21 +259,20 @@ Result<SearchPage> Search(ReadOnlyDb& db, const SearchRequest& r, const std::fun
   }
   if (!r.types.empty()) where += InList("d.type", r.types, params);
   if (!r.surfaces.empty()) where += InList("d.surface", r.surfaces, params);
+  // Rank every match by retrace_match_count (positions only); build the
+  // highlighted text for the rows of this page alone.
   std::string sql =
-      "WITH matched AS (SELECT s.session_id AS session_id, d.seq AS seq, d.type AS type, d.time AS time,"
-      " d.surface AS surface, d.codepoint_length AS document_length,"
-      " highlight(search_fts, 0, char(64976), char(64977)) AS marked_text"
+      "WITH counted AS (SELECT d.id AS id, s.session_id AS session_id, d.seq AS seq, d.type AS type, d.time AS time,"
+      " d.surface AS surface, d.codepoint_length AS document_length, retrace_match_count(search_fts) AS match_count"
       " FROM search_fts JOIN search_docs d ON d.id = search_fts.rowid JOIN sessions s ON s.id = d.session"
-      " WHERE search_fts MATCH ?" + where + "),"
-      " counted AS (SELECT *, (length(CAST(marked_text AS BLOB))"
-      " - length(CAST(replace(marked_text, char(64976), '') AS BLOB))) / 3 AS match_count FROM matched)";
+      " WHERE search_fts MATCH ?" + where + ")";
   if (session_key) {
-    sql += " SELECT session_id, seq, type, time, surface, match_count, marked_text FROM counted"
+    sql += " SELECT id, session_id, seq, type, time, surface, match_count FROM counted"
            " ORDER BY match_count DESC, document_length ASC, time DESC, seq DESC LIMIT ? OFFSET ?";
   } else {
     sql += ", ranked AS (SELECT *, ROW_NUMBER() OVER (PARTITION BY session_id"
            " ORDER BY match_count DESC, document_length ASC, time DESC, seq DESC) AS event_rank FROM counted)"
-           " SELECT session_id, seq, type, time, surface, match_count, marked_text FROM ranked WHERE event_rank = 1"
+           " SELECT id, session_id, seq, type, time, surface, match_count FROM ranked WHERE event_rank = 1"
            " ORDER BY match_count DESC, document_length ASC, time DESC, session_id ASC, seq DESC LIMIT ? OFFSET ?";
   }
   params.push_back(limit + 1);  // one more than a page tells whether another page exists
@@ -282,8 +281,11 @@ Result<SearchPage> Search(ReadOnlyDb& db, const SearchRequest& r, const std::fun
   SearchPage page;
   for (size_t i = 0; i < t.rows.size() && static_cast<int64_t>(i) < limit; ++i) {
     const auto& row = t.rows[i];
-    page.hits.push_back({TextCell(row[0]), IntCell(row[1]), TextCell(row[2]), IntCell(row[3]), TextCell(row[4]),
-                         IntCell(row[5]), MakeSnippet(TextCell(row[6]), kSnippetChars)});
+    const SqlValue at[] = {phrase, IntCell(row[0])};
+    ASSIGN_OR_RETURN(QueryTable marked, db.Run("SELECT highlight(search_fts, 0, char(64976), char(64977)) FROM search_fts"
+                                               " WHERE search_fts MATCH ? AND rowid = ?", at, interrupt));
+    page.hits.push_back({TextCell(row[1]), IntCell(row[2]), TextCell(row[3]), IntCell(row[4]), TextCell(row[5]),
+                         IntCell(row[6]), MakeSnippet(marked.rows.empty() ? "" : TextCell(marked.rows[0][0]), kSnippetChars)});
   }
   if (static_cast<int64_t>(t.rows.size()) > limit) page.next_cursor = EncodeCursor(scope, fingerprint, generation, offset + limit);
   return page;

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "store/fts_match_count.h"
 #include "store/migrations.h"
 
 namespace retrace::store {
@@ -103,6 +104,7 @@ Result<ReadOnlyDb> ReadOnlyDb::Open(const std::string& path) {
   // Connect the FTS5 table now: its module's own setup statements would
   // otherwise pass through the authorizer of the first query that uses it.
   RETURN_IF_ERROR(db.Exec("SELECT 1 FROM search_fts LIMIT 0"));
+  RETURN_IF_ERROR(RegisterMatchCount(db));
   return ReadOnlyDb(std::move(db));
 }
 

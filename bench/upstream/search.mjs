@@ -59,8 +59,8 @@ await new Promise((done) => {
         results.push({ seconds: (performance.now() - t0) / 1000, error: e.code ?? String(e) });
       }
     }
-    console.log(JSON.stringify({ firstSeconds, results }));
-    done();
+    // Exit only once the output is flushed: a pipe is written asynchronously.
+    process.stdout.write(JSON.stringify({ firstSeconds, results }) + '\n', () => done());
   });
 });
 process.exit(0);

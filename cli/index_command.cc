@@ -7,9 +7,15 @@
 namespace retrace::cli {
 namespace {
 
-int Run(const Context& ctx) {
+int Run(const Context& ctx, bool rebuild) {
   auto store = ctx.OpenStore(false, /*create=*/false);
   if (!store.ok()) return ctx.Fail(store.status());
+  if (!rebuild) {
+    Status st = (*store)->CatchUpSearchIndex();
+    if (!st.ok()) return ctx.Fail(st);
+    std::fprintf(ctx.out, "the search index of %s is up to date\n", ctx.db_path.c_str());
+    return kExitOk;
+  }
   const bool tty = isatty(fileno(ctx.err));
   Status st = (*store)->RebuildReadModel([&](int64_t done, int64_t total) {
     if (tty) std::fprintf(ctx.err, "\rrebuilding: %lld/%lld sessions", static_cast<long long>(done), static_cast<long long>(total));
@@ -23,14 +29,14 @@ int Run(const Context& ctx) {
 }  // namespace
 
 Command IndexCommand() {
-  return {"index", "Rebuild the audit tables and the search index from the stored events",
+  return {"index", "Bring the search index up to date, or rebuild the read model from the events",
           [](CLI::App& sub, Context& ctx) -> Handler {
             auto rebuild = std::make_shared<bool>(false);
-            sub.add_flag("--rebuild", *rebuild, "Drop every derived row and derive them again, in one transaction")
-                ->required();
-            sub.footer("Both are kept up to date on every append; a rebuild is for recovery and upgrades.\n"
-                       "It gives the same rows as the appends did.");
-            return [&ctx] { return Run(ctx); };
+            sub.add_flag("--rebuild", *rebuild, "Drop every derived row and derive them again, in one transaction");
+            sub.footer("Appends keep the audit tables and the search documents current; the full-text index over\n"
+                       "the documents catches up in bulk before each `retrace search`, or here. --rebuild is for\n"
+                       "recovery and upgrades, and gives the same rows as the appends did.");
+            return [&ctx, rebuild] { return Run(ctx, *rebuild); };
           }};
 }
 

@@ -33,6 +33,11 @@ int Run(const Context& ctx, Args& a) {
   r.limit = a.limit;
   if (!a.session.empty()) r.session = a.session;
   if (!a.cursor.empty()) r.cursor = a.cursor;
+  {  // index what was appended since the last search (a no-op when nothing was)
+    auto store = ctx.OpenStore(false, /*create=*/false);
+    Status st = store.ok() ? (*store)->CatchUpSearchIndex() : store.status();
+    if (!st.ok()) return ctx.Fail(st);
+  }
   auto db = store::ReadOnlyDb::Open(ctx.db_path);
   if (!db.ok()) return ctx.Fail(db.status());
   auto page = store::Search(*db, r, Deadline(60));

@@ -26,8 +26,8 @@ CREATE TABLE tool_calls (
   outcome        TEXT    NOT NULL,  -- ok|error|denied|aborted|not-started|outcome-unknown|missing-result
   PRIMARY KEY (session, call_id)
 ) STRICT, WITHOUT ROWID;
-CREATE INDEX tool_calls_by_tool ON tool_calls(tool_name, outcome, call_time);
-CREATE INDEX tool_calls_by_time ON tool_calls(call_time);
+-- One index: every B-tree an append touches costs a page write at commit.
+CREATE INDEX tool_calls_by_tool ON tool_calls(tool_name, outcome);
 
 CREATE TABLE turns (
   session     INTEGER NOT NULL REFERENCES sessions(id),
@@ -105,19 +105,25 @@ CREATE TABLE retries (
 ) STRICT, WITHOUT ROWID;
 
 -- Search documents (dsh §10.2): only the extracted text of events that have
--- any, never raw event JSON. search_fts indexes it as external content.
+-- any, never raw JSON. Keyed like the events table (id = events.event_id),
+-- so no second index. search_fts indexes the text as external content, and
+-- catches up in bulk (store/read_model.h): search_progress holds, per
+-- session, the highest document id already in search_fts.
 CREATE TABLE search_docs (
-  id                INTEGER PRIMARY KEY,
+  id                INTEGER PRIMARY KEY,       -- (sessions.id << 32) | seq
   session           INTEGER NOT NULL REFERENCES sessions(id),
   seq               INTEGER NOT NULL,
   type              TEXT    NOT NULL,
   time              INTEGER NOT NULL,
-  surface           TEXT    NOT NULL,  -- current | shadowed | log-only
+  surface           TEXT    NOT NULL,          -- current | shadowed | log-only
   codepoint_length  INTEGER NOT NULL,
   text              TEXT    NOT NULL
 ) STRICT;
-CREATE UNIQUE INDEX search_docs_by_event ON search_docs(session, seq);
 CREATE VIRTUAL TABLE search_fts USING fts5(text, content='search_docs', content_rowid='id', tokenize='unicode61');
+CREATE TABLE search_progress (
+  session          INTEGER PRIMARY KEY REFERENCES sessions(id),
+  indexed_through  INTEGER NOT NULL
+) STRICT;
 
 -- The documented views (docs/AUDIT.md): session ids instead of local keys.
 CREATE VIEW v_sessions AS

@@ -63,8 +63,10 @@ Status EventStore::Init(const StoreOptions& options, bool existed) {
                                      [](const Migration& m) { return m.name == kReadModelMigration; });
   // The read model arrives with migration 2; its rows for the events already
   // stored are derived in that migration's transaction.
-  return ApplyMigrations(db_, state.pending, options.now_ms(), [&](const Migration& m) {
-    return m.name == kReadModelMigration && !state.fresh ? RebuildReadModelInTransaction({}) : Status::Ok();
+  return ApplyMigrations(db_, state.pending, options.now_ms(), [&](std::span<const Migration> applied) {
+    const bool adds_model = std::any_of(applied.begin(), applied.end(),
+                                        [](const Migration& m) { return m.name == kReadModelMigration; });
+    return adds_model && !state.fresh ? RebuildReadModelInTransaction({}) : Status::Ok();
   });
 }
 
@@ -240,7 +242,16 @@ Status EventStore::RebuildReadModelInTransaction(const std::function<void(int64_
     RETURN_IF_ERROR(writer.LoadState(/*rebuild_read_model=*/true));
     if (progress) progress(static_cast<int64_t>(i + 1), static_cast<int64_t>(sessions.size()));
   }
-  return Status::Ok();
+  return store::CatchUpSearchIndex(db_);
+}
+
+Status EventStore::CatchUpSearchIndex() {
+  if (!maintain_read_model_) return Status::Ok();
+  ASSIGN_OR_RETURN(bool behind, store::SearchIndexBehind(db_));
+  if (!behind) return Status::Ok();
+  ASSIGN_OR_RETURN(Transaction tx, Transaction::Begin(db_));
+  RETURN_IF_ERROR(store::CatchUpSearchIndex(db_));
+  return tx.Commit();
 }
 
 }  // namespace retrace::store

@@ -151,6 +151,11 @@ class EventStore {
   // transaction (read_model.h). `progress` gets (sessions done, sessions).
   Status RebuildReadModel(const std::function<void(int64_t, int64_t)>& progress = {});
 
+  // Brings the FTS5 index up to date with the search documents appended since
+  // (read_model.h); a no-op when it is. Searches call it first.
+  Status CatchUpSearchIndex();
+  bool maintains_read_model() const { return maintain_read_model_; }
+
  private:
   explicit EventStore(Db db) : db_(std::move(db)) {}
   // event_id of the row holding `seq` (which may be a packed row starting earlier).

@@ -77,11 +77,13 @@ Result<MigrationState> InspectSchema(Db& db, std::span<const Migration> known) {
 }
 
 Status ApplyMigrations(Db& db, std::span<const Migration> pending, int64_t now_ms, const MigrationBackfill& backfill) {
+  if (pending.empty()) return Status::Ok();
+  // One transaction for the whole chain: a failure or a kill anywhere leaves
+  // the database at its old version, never part of the way.
+  ASSIGN_OR_RETURN(Transaction tx, Transaction::Begin(db));
+  RETURN_IF_ERROR(db.Exec(kLedgerDdl));
   for (const Migration& m : pending) {
-    ASSIGN_OR_RETURN(Transaction tx, Transaction::Begin(db));
-    Status st = db.Exec(kLedgerDdl);
-    if (st.ok()) st = db.Exec(m.sql);
-    if (st.ok() && backfill) st = backfill(m);
+    Status st = db.Exec(m.sql);
     if (st.ok()) {
       auto ins = Statement::Prepare(db, "INSERT INTO schema_migrations(version, name, checksum, applied_at) VALUES(?,?,?,?)");
       st = ins.ok() ? ins->Bind(1, int64_t{m.version}).Bind(2, m.name).Bind(3, MigrationChecksum(m.sql)).Bind(4, now_ms).Run()
@@ -90,10 +92,10 @@ Status ApplyMigrations(Db& db, std::span<const Migration> pending, int64_t now_m
     // Both pragmas are part of the transaction (they live in the database header).
     if (st.ok()) st = db.Exec("PRAGMA application_id = " + std::to_string(kApplicationId));
     if (st.ok()) st = db.Exec("PRAGMA user_version = " + std::to_string(m.version));
-    if (st.ok()) st = tx.Commit();
     if (!st.ok()) return st.WithContext("migration " + std::string(m.name));
   }
-  return Status::Ok();
+  if (backfill) RETURN_IF_ERROR(backfill(pending).WithContext("migration backfill"));
+  return tx.Commit();
 }
 
 }  // namespace retrace::store

@@ -48,11 +48,12 @@ Result<MigrationState> InspectSchema(Db& db, std::span<const Migration> known);
 // The migration that adds the read model: applying it derives the model's rows.
 inline constexpr std::string_view kReadModelMigration = "0002_read_model.sql";
 
-// Work a migration needs beyond its SQL (deriving rows from the events), run
-// inside the migration's transaction after the SQL.
-using MigrationBackfill = std::function<Status(const Migration&)>;
+// Work migrations need beyond their SQL (deriving rows from the events), run
+// after the SQL of every migration applied, in the same transaction.
+using MigrationBackfill = std::function<Status(std::span<const Migration> applied)>;
 
-// Applies `pending` in order, one transaction each; `now_ms` stamps the ledger.
+// Applies `pending` in order, all in one transaction (the database is at its
+// old version or at the newest, never between); `now_ms` stamps the ledger.
 Status ApplyMigrations(Db& db, std::span<const Migration> pending, int64_t now_ms,
                        const MigrationBackfill& backfill = {});
 

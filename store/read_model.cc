@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/json/writer.h"
+#include "store/event_id.h"
 
 namespace retrace::store {
 namespace {
@@ -349,14 +350,15 @@ const char* const kSql[] = {
     "INSERT OR REPLACE INTO replacements(session, seq, time, type, kind, start_seq, end_seq, shadowed_seqs)"
     " VALUES(?1,?2,?3,?4,?5,?6,?7,?8)",
     // kShadowDoc: seq
-    "UPDATE search_docs SET surface = 'shadowed' WHERE session = ?1 AND seq = ?2",
+    "UPDATE search_docs SET surface = 'shadowed' WHERE id = (?1 << 32) | ?2",
     // kRetry: retry_id, seq, time, turn, step, provider, retry, max_retries, delay_ms, failure
     "INSERT OR REPLACE INTO retries(session, retry_id, seq, time, turn, step, provider, retry, max_retries, delay_ms,"
     " failure) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
     // kRetryStarted: retry_id, retry, seq
     "UPDATE retries SET started_seq = ?4 WHERE session = ?1 AND retry_id = ?2 AND retry IS ?3",
     // kSearchDoc: seq, type, time, surface, codepoint_length, text
-    "INSERT INTO search_docs(session, seq, type, time, surface, codepoint_length, text) VALUES(?1,?2,?3,?4,?5,?6,?7)",
+    "INSERT INTO search_docs(id, session, seq, type, time, surface, codepoint_length, text)"
+    " VALUES((?1 << 32) | ?2,?1,?2,?3,?4,?5,?6,?7)",
 };
 static_assert(std::size(kSql) == static_cast<size_t>(ReadModelOp::kCount));
 
@@ -387,15 +389,6 @@ Status ReadModelWriter::Apply(int64_t session_key, std::span<const ReadModelWrit
     st->Bind(1, session_key);
     for (size_t i = 0; i < w.args.size(); ++i) BindValue(*st, static_cast<int>(i + 2), w.args[i]);
     RETURN_IF_ERROR(st->Run());
-    if (w.op != ReadModelOp::kSearchDoc) continue;
-    // External-content FTS5: the index row is written beside its document.
-    if (!fts_insert_) {
-      ASSIGN_OR_RETURN(Statement ins, Statement::Prepare(db_, "INSERT INTO search_fts(rowid, text) VALUES(?, ?)"));
-      fts_insert_ = std::move(ins);
-    }
-    fts_insert_->Bind(1, static_cast<int64_t>(sqlite3_last_insert_rowid(db_.get())));
-    BindValue(*fts_insert_, 2, w.args[5]);
-    RETURN_IF_ERROR(fts_insert_->Run());
   }
   return Status::Ok();
 }
@@ -403,8 +396,45 @@ Status ReadModelWriter::Apply(int64_t session_key, std::span<const ReadModelWrit
 Status ClearReadModel(Db& db) {
   return db.Exec(
       "DELETE FROM tool_calls; DELETE FROM turns; DELETE FROM steps; DELETE FROM injections;"
-      " DELETE FROM replacements; DELETE FROM retries; DELETE FROM search_docs;"
+      " DELETE FROM replacements; DELETE FROM retries; DELETE FROM search_docs; DELETE FROM search_progress;"
       " INSERT INTO search_fts(search_fts) VALUES('delete-all');");
+}
+
+namespace {
+
+// Per session: the highest document id, and the highest already indexed.
+constexpr const char* kBehind =
+    "SELECT s.id, (SELECT MAX(d.id) FROM search_docs d WHERE d.id >= (s.id << 32) AND d.id < ((s.id + 1) << 32)) AS top,"
+    " COALESCE((SELECT p.indexed_through FROM search_progress p WHERE p.session = s.id), -1) AS done"
+    " FROM sessions s WHERE top > done";
+
+}  // namespace
+
+Result<bool> SearchIndexBehind(Db& db) {
+  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db, kBehind));
+  return st.Step();
+}
+
+Status CatchUpSearchIndex(Db& db) {
+  std::vector<std::array<int64_t, 3>> behind;  // session, top, done
+  {
+    ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db, kBehind));
+    while (true) {
+      ASSIGN_OR_RETURN(bool row, st.Step());
+      if (!row) break;
+      behind.push_back({st.Int(0), st.Int(1), st.Int(2)});
+    }
+  }
+  ASSIGN_OR_RETURN(Statement index, Statement::Prepare(db,
+      "INSERT INTO search_fts(rowid, text) SELECT id, text FROM search_docs WHERE id > ?1 AND id <= ?2 ORDER BY id"));
+  ASSIGN_OR_RETURN(Statement progress, Statement::Prepare(db,
+      "INSERT INTO search_progress(session, indexed_through) VALUES(?1, ?2)"
+      " ON CONFLICT(session) DO UPDATE SET indexed_through = excluded.indexed_through"));
+  for (const auto& [session, top, done] : behind) {
+    RETURN_IF_ERROR(index.Bind(1, std::max(done, EventId(session, 0) - 1)).Bind(2, top).Run());
+    RETURN_IF_ERROR(progress.Bind(1, session).Bind(2, top).Run());
+  }
+  return Status::Ok();
 }
 
 }  // namespace retrace::store

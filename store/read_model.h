@@ -6,7 +6,8 @@
 // rebuilt from the stored events: every write is an idempotent upsert keyed by
 // what identifies the row (a call id, a turn, a message id), never a counter.
 // Prepare stages derive (no database); Store stages apply, in the append's
-// transaction.
+// transaction. The FTS5 index over the search documents catches up in bulk
+// (CatchUpSearchIndex): every B-tree an append touches costs a page write.
 #ifndef RETRACE_STORE_READ_MODEL_H_
 #define RETRACE_STORE_READ_MODEL_H_
 
@@ -88,11 +89,17 @@ class ReadModelWriter {
   Result<Statement*> StatementFor(ReadModelOp op);
   Db& db_;
   std::array<std::optional<Statement>, static_cast<size_t>(ReadModelOp::kCount)> statements_;
-  std::optional<Statement> fts_insert_;
 };
 
 // Deletes every derived row (inside the caller's transaction).
 Status ClearReadModel(Db& db);
+
+// The FTS5 index lags its documents: appends write search_docs rows only, and
+// tokenizing their text into search_fts happens in bulk, here (inside the
+// caller's transaction): before a search, and on `retrace index`. Search
+// results are therefore always complete.
+Result<bool> SearchIndexBehind(Db& db);
+Status CatchUpSearchIndex(Db& db);
 
 }  // namespace retrace::store
 

@@ -130,10 +130,13 @@ std::string TextCell(const SqlCell& c) {
 Result<std::string> Generation(ReadOnlyDb& db, std::optional<int64_t> session_key) {
   std::vector<SqlValue> p;
   if (session_key) p.push_back(*session_key);
+  // What is indexed (the index has caught up) and how much was shadowed: both
+  // only grow, so any change to the searchable state changes the generation.
   const char* sql = session_key
-                        ? "SELECT (SELECT COALESCE(MAX(id), 0) FROM search_docs WHERE session = ?1),"
+                        ? "SELECT (SELECT COALESCE(MAX(indexed_through), 0) FROM search_progress WHERE session = ?1),"
                           " (SELECT COUNT(*) FROM replacements WHERE session = ?1)"
-                        : "SELECT (SELECT COALESCE(MAX(id), 0) FROM search_docs), (SELECT COUNT(*) FROM replacements)";
+                        : "SELECT (SELECT COALESCE(SUM(indexed_through & 4294967295), 0) FROM search_progress),"
+                          " (SELECT COUNT(*) FROM replacements)";
   ASSIGN_OR_RETURN(QueryTable t, db.Run(sql, p));
   return "docs:" + std::to_string(IntCell(t.rows[0][0])) + ";replacements:" + std::to_string(IntCell(t.rows[0][1]));
 }
@@ -231,6 +234,11 @@ Result<SearchPage> Search(ReadOnlyDb& db, const SearchRequest& r, const std::fun
   }
   if (r.types.size() + r.surfaces.size() + 4 > kMaxBindings) {
     return QueryError("INVALID_FILTER", "too many filter values (SQLite binds at most " + std::to_string(kMaxBindings) + ")");
+  }
+  ASSIGN_OR_RETURN(bool behind, SearchIndexBehind(db.db()));
+  if (behind) {
+    return Status::FailedPrecondition("the search index is behind its documents: bring it up to date first"
+                                      " (EventStore::CatchUpSearchIndex, or `retrace index`)");
   }
   std::optional<int64_t> session_key;
   if (r.session) {

@@ -54,6 +54,8 @@ struct SearchPage {
   std::optional<std::string> next_cursor;
 };
 
+// REQUIRES: the FTS5 index has caught up (EventStore::CatchUpSearchIndex);
+// otherwise FailedPrecondition, never a silently partial answer.
 Result<SearchPage> Search(ReadOnlyDb& db, const SearchRequest& request, const std::function<bool()>& interrupt = {});
 
 // dsh's snippet of a document with highlight markers (U+FDD0 … U+FDD1).

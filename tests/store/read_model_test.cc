@@ -30,8 +30,10 @@ std::vector<std::string> DistinctFixtures() {
   return out;
 }
 
+// Imports, then brings the FTS5 index up to date as a search would.
 void ImportAll(EventStore& store, const std::vector<std::string>& fixtures) {
   for (const std::string& f : fixtures) ASSERT_TRUE(ImportJsonl(store, testing::FixturePath(f)).ok()) << f;
+  ASSERT_TRUE(store.CatchUpSearchIndex().ok());
 }
 
 std::string Cell(const SqlCell& c) {

@@ -75,6 +75,7 @@ TEST(SearchParityTest, SameHitsOrderSnippetsAndErrorsAsTheUpstreamQueryService) 
       ASSERT_TRUE(report.ok()) << f;
       ASSERT_TRUE(ExportToDshRoot(*store, report->session_id, false, dir / "root").ok());
     }
+    ASSERT_TRUE(store->CatchUpSearchIndex().ok());
   }
   const std::vector<Request> requests = {
       {"error"},

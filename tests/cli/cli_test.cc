@@ -32,7 +32,8 @@ class CliTest : public ::testing::Test {
 TEST_F(CliTest, HelpListsEveryCommandAndTheExitCodes) {
   Outcome r = Retrace("--help");
   EXPECT_EQ(r.code, 0);
-  for (const char* c : {"import", "export", "sessions", "events", "repair", "migrate", "run", "replay"}) {
+  for (const char* c : {"import", "export", "sessions", "events", "repair", "migrate", "run", "replay", "audit", "query",
+                        "search", "show", "trace", "lineage", "index"}) {
     EXPECT_THAT(r.out, HasSubstr(c));
   }
   EXPECT_THAT(r.out, HasSubstr("Exit codes"));
@@ -162,6 +163,50 @@ TEST_F(CliTest, ReplayRendersTranscriptTextAndHtml) {
   const std::string html = ReadFile(dir_ / "s.html");
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_THAT(html, HasSubstr("&lt;system-reminder&gt;"));
+}
+
+TEST_F(CliTest, AuditsQueriesAndSearchOverARecordedSessionAndFixtures) {
+  ASSERT_EQ(Retrace("demo --html " + dir_ / "session.html").code, 0);
+  ASSERT_EQ(Retrace("import " + FixturePath("c06-errors-policy.jsonl")).code, 0);
+  // The recorded demo session has its own failed and denied calls.
+  Outcome demo_failures = Retrace("audit failures --json");
+  EXPECT_EQ(demo_failures.code, 0);
+  EXPECT_THAT(demo_failures.out, ::testing::ContainsRegex("demo-[0-9]+\",\"call_id\":\"call_denied\",\"tool\":\"write\",\"outcome\":\"denied\""));
+  EXPECT_THAT(demo_failures.out, HasSubstr(R"("call_id":"call_malformed","tool":"read","outcome":"error","error_code":"INVALID_ARGS")"));
+  Outcome tools = Retrace("audit tools --csv");
+  EXPECT_THAT(tools.out, ::testing::StartsWith("tool,calls,errors,error_codes,p50_ms,p95_ms\r\n"));
+  EXPECT_THAT(Retrace("audit injections").out, HasSubstr("tool-jobs"));
+  EXPECT_THAT(Retrace("audit sessions").out, HasSubstr("c06-errors-policy"));
+  EXPECT_THAT(Retrace("audit turns --session c06-errors-policy").out, HasSubstr("aborted"));
+  Outcome bad = Retrace("audit turns --tool read");
+  EXPECT_EQ(bad.code, 3);
+  EXPECT_THAT(bad.out, HasSubstr("the turns report has no tool to filter on"));
+
+  Outcome q = Retrace("query \"SELECT outcome, COUNT(*) AS n FROM v_tool_calls GROUP BY 1 ORDER BY 1\" --json");
+  EXPECT_EQ(q.code, 0);
+  EXPECT_THAT(q.out, HasSubstr(R"({"outcome":"denied","n":)"));
+  Outcome write = Retrace("query \"DELETE FROM events\"");
+  EXPECT_EQ(write.code, 3);
+  EXPECT_THAT(write.out, HasSubstr("refused: queries are read-only, and this one asks for DELETE from events"));
+
+  // The demo's appends are searchable at once: the search catches the index up first.
+  Outcome found = Retrace("search \"lockfiles are written\" --json");
+  EXPECT_EQ(found.code, 0);
+  EXPECT_THAT(found.out, HasSubstr(R"("type":"tool/result")"));
+  EXPECT_THAT(found.out, HasSubstr("package manager"));
+  Outcome blank = Retrace("search \"  \"");
+  EXPECT_EQ(blank.code, 3);
+  EXPECT_THAT(blank.out, HasSubstr("SESSION_QUERY_INVALID_QUERY"));
+  EXPECT_EQ(Retrace("index").code, 0);
+  EXPECT_EQ(Retrace("index --rebuild").code, 0);
+
+  Outcome show = Retrace("show c06-errors-policy 110 --before 1 --after 1");
+  EXPECT_EQ(show.code, 0);
+  EXPECT_THAT(show.out, HasSubstr("> {\"type\":\"tool/result\",\"seq\":110"));
+  EXPECT_THAT(Retrace("trace c06-errors-policy 109").out, HasSubstr("later events cite it: 110"));
+  EXPECT_THAT(Retrace("lineage c06-errors-policy").out, HasSubstr("c06-errors-policy  (created"));
+  EXPECT_EQ(Retrace("show c06-errors-policy 110 --before 51").code, 3);
+  EXPECT_EQ(Retrace("trace nope 1").code, 6);
 }
 
 }  // namespace

@@ -172,6 +172,34 @@ TEST(ReadModelTest, TurnsCountStepsCallsAndTokensFromUsageChunks) {
   EXPECT_EQ(Cell(t->rows[0][6]), "280");
 }
 
+std::string TestData(const std::string& name) { return std::string(RETRACE_SOURCE_DIR) + "/tests/store/testdata/" + name; }
+
+TEST(ReadModelTest, RetriesAndCompactionsAreRecordedWithWhatTheyShadowed) {
+  TempDir dir;
+  {
+    auto store = OpenStoreOrDie(dir / "a.db");
+    for (const char* f : {"retried.jsonl", "compacted.jsonl"}) ASSERT_TRUE(ImportJsonl(*store, TestData(f)).ok()) << f;
+  }
+  auto db = ReadOnlyDb::Open(dir / "a.db");
+  auto retries = db->Run("SELECT retry_id, retry, max_retries, delay_ms, failure, started_seq FROM v_retries");
+  ASSERT_TRUE(retries.ok());
+  ASSERT_EQ(retries->rows.size(), 1u);
+  EXPECT_EQ(Cell(retries->rows[0][4]), "429 rate limited");
+  EXPECT_EQ(Cell(retries->rows[0][5]), "4");
+  auto replaced = db->Run("SELECT session_id, seq, kind, shadowed_seqs FROM v_replacements");
+  ASSERT_TRUE(replaced.ok());
+  ASSERT_EQ(replaced->rows.size(), 1u);
+  EXPECT_EQ(Cell(replaced->rows[0][2]), "compaction");
+  EXPECT_EQ(Cell(replaced->rows[0][3]), "[2,3]");
+  // The shadowed messages' documents say so; the summary is on the surface; it is no injection.
+  auto docs = db->Run("SELECT seq, surface FROM v_search_docs WHERE session_id = 'compacted' ORDER BY seq");
+  EXPECT_EQ(Column(*docs, 1), (std::vector<std::string>{"shadowed", "shadowed", "current"}));
+  EXPECT_TRUE(db->Run("SELECT * FROM v_injections WHERE session_id = 'compacted'")->rows.empty());
+  // Usage comes from the usage chunk.
+  auto steps = db->Run("SELECT input_tokens, output_tokens, usage_source FROM v_steps WHERE session_id = 'retried'");
+  EXPECT_EQ(Cell(steps->rows.at(0)[2]), "chunk");
+}
+
 TEST(ReadModelTest, SearchTextFollowsTheSemanticDocumentRules) {
   auto event = [](const char* json) { return log::ParseEvent(json).value(); };
   EXPECT_EQ(SearchText(event(R"({"type":"tool/call","seq":1,"time":1,"data":{"turn":1,"step":1,"callId":"c","name":"read","arguments":"  {\"a\":1}\n"}})")),

@@ -84,6 +84,10 @@ TEST_F(SearchTest, BlankNulAndBadLimitsAreRefusedWithDshCodes) {
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), Status::Code::kNotFound);
   EXPECT_THAT(missing.status().message(), StartsWith("SESSION_QUERY_SESSION_NOT_FOUND"));
+  std::vector<std::string> too_many(40000, "tool/result");
+  auto filters = Find({.query = "error", .types = too_many});
+  ASSERT_FALSE(filters.ok());
+  EXPECT_THAT(filters.status().message(), StartsWith("SESSION_QUERY_INVALID_FILTER"));
   auto surface = Find({.query = "error", .surfaces = {"everywhere"}});
   ASSERT_FALSE(surface.ok());
   EXPECT_THAT(surface.status().message(), StartsWith("SESSION_QUERY_INVALID_FILTER"));

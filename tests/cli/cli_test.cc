@@ -165,6 +165,30 @@ TEST_F(CliTest, ReplayRendersTranscriptTextAndHtml) {
   EXPECT_THAT(html, HasSubstr("&lt;system-reminder&gt;"));
 }
 
+TEST_F(CliTest, MigrateBacksUpTheOldDatabaseThenMigratesIt) {
+  std::filesystem::copy_file(RETRACE_SOURCE_DIR "/tests/store/testdata/foundation-v1.db", dir_ / "t.db");
+  Outcome refused = Retrace("sessions");
+  EXPECT_EQ(refused.code, 5);
+  EXPECT_THAT(refused.out, HasSubstr("run `retrace migrate`"));
+  Outcome dry = Retrace("migrate --dry-run");
+  EXPECT_EQ(dry.code, 0);
+  EXPECT_THAT(dry.out, HasSubstr("would apply, in order (nothing changed)"));
+  EXPECT_THAT(dry.out, HasSubstr("0002  0002_read_model.sql"));
+  EXPECT_EQ(Retrace("sessions").code, 5);  // still version 1
+  Outcome migrated = Retrace("migrate");
+  ASSERT_EQ(migrated.code, 0) << migrated.out;
+  EXPECT_THAT(migrated.out, HasSubstr("backup of schema version 1: " + dir_ / "t.db.v1-"));
+  std::string backup;
+  for (const auto& f : std::filesystem::directory_iterator(dir_.path()))
+    if (f.path().extension() == ".bak") backup = f.path().string();
+  ASSERT_FALSE(backup.empty());
+  EXPECT_THAT(retrace::testing::Shell(std::string(RETRACE_BUILD_DIR) + "/cli/retrace --db " + backup + " migrate --status").out,
+              HasSubstr("schema version 1;"));
+  EXPECT_THAT(Retrace("sessions").out, HasSubstr("c06-errors-policy"));
+  EXPECT_THAT(Retrace("audit tools").out, HasSubstr("read"));
+  EXPECT_THAT(Retrace("migrate").out, ::testing::Not(HasSubstr("backup")));  // nothing pending: no copy
+}
+
 TEST_F(CliTest, AuditsQueriesAndSearchOverARecordedSessionAndFixtures) {
   ASSERT_EQ(Retrace("demo --html " + dir_ / "session.html").code, 0);
   ASSERT_EQ(Retrace("import " + FixturePath("c06-errors-policy.jsonl")).code, 0);

@@ -46,6 +46,7 @@ Command SearchCommand();
 Command ShowCommand();
 Command TraceCommand();
 Command LineageCommand();
+Command CheckCommand();
 
 }  // namespace retrace::cli
 

@@ -1,33 +1,63 @@
 #include "presenters/presenter.h"
 
 #include "engine/schema/schema_compiler.h"
+#include "engine/json/writer.h"
 #include "engine/schema/validator.h"
 
 namespace retrace::presenters {
 namespace {
 
-bool ArgsValid(const ToolPresenter& p, const json::Value& args) {
-  return schema::ValidateArguments(p.parameters, args).empty();
+// Runs `present` after soft validation; a throw selects the fallback, never a crash.
+template <typename F>
+PresentOutcome Run(const ToolPresenter& p, const json::Value& args, bool present, F&& fn) {
+  PresentOutcome out;
+  if (!present) return out;
+  const std::vector<std::string> errors = schema::ValidateArguments(p.parameters, args);
+  if (!errors.empty()) {
+    out.how = Presented::kInvalidArguments;
+    for (const std::string& e : errors) out.detail += (out.detail.empty() ? "" : "; ") + e;
+    return out;
+  }
+  try {
+    out.view = fn();
+  } catch (const std::exception& e) {
+    out.how = Presented::kThrew;
+    out.detail = e.what();
+    return out;
+  } catch (...) {
+    out.how = Presented::kThrew;
+    out.detail = "a non-standard exception";
+    return out;
+  }
+  out.how = out.view ? Presented::kView : Presented::kNone;
+  return out;
+}
+
+// FNV-1a 64, hex.
+std::string Fnv1a(std::string_view text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  std::string hex(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) hex[static_cast<size_t>(i)] = "0123456789abcdef"[h & 15];
+  return hex;
 }
 
 }  // namespace
 
+PresentOutcome PresentCallOutcome(const ToolPresenter& p, const json::Value& args) {
+  return Run(p, args, static_cast<bool>(p.present_call), [&] { return p.present_call(args); });
+}
+
+PresentOutcome PresentResultOutcome(const ToolPresenter& p, const json::Value& args, const DurableResult& result) {
+  return Run(p, args, static_cast<bool>(p.present_result), [&] { return p.present_result(args, result); });
+}
+
 std::optional<json::Value> PresentCall(const ToolPresenter& p, const json::Value& args) {
-  if (!p.present_call || !ArgsValid(p, args)) return std::nullopt;
-  try {
-    return p.present_call(args);
-  } catch (...) {
-    return std::nullopt;  // a throwing presenter selects the fallback, never a crash
-  }
+  return PresentCallOutcome(p, args).view;
 }
 
 std::optional<json::Value> PresentResult(const ToolPresenter& p, const json::Value& args, const DurableResult& result) {
-  if (!p.present_result || !ArgsValid(p, args)) return std::nullopt;
-  try {
-    return p.present_result(args, result);
-  } catch (...) {
-    return std::nullopt;
-  }
+  return PresentResultOutcome(p, args, result).view;
 }
 
 json::Value FallbackCall(std::string_view tool_name, const json::Value& args) {
@@ -42,9 +72,10 @@ json::Value FallbackResult(const json::Value& shown_call, const Content& content
 }
 
 Status PresenterSet::Add(std::string name, const json::Value& parameters_dsl, PresentCallFn call,
-                         PresentResultFn result) {
+                         PresentResultFn result, std::string_view revision) {
   ASSIGN_OR_RETURN(json::Value parameters, schema::CompileParameters(parameters_dsl));
-  ToolPresenter p{name, std::move(parameters), std::move(call), std::move(result)};
+  std::string version = Fnv1a(name + '\n' + json::Serialize(parameters) + '\n' + std::string(revision));
+  ToolPresenter p{name, std::move(parameters), std::move(call), std::move(result), std::move(version)};
   by_name_.insert_or_assign(std::move(name), std::move(p));
   return Status::Ok();
 }

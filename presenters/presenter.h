@@ -43,12 +43,31 @@ struct ToolPresenter {
   json::Value parameters;  // compiled raw schema the arguments are soft-validated against
   PresentCallFn present_call;
   PresentResultFn present_result;
+  // Identifies this presenter for replay-stability reports: a hash of the name,
+  // the compiled schema and the revision the tool author gives (bump it when a
+  // presenter's output changes).
+  std::string version;
 };
 
 // Soft-validated presenters: no view when the arguments fail `parameters`,
 // when the presenter is absent or throws, or when it returns nothing.
 std::optional<json::Value> PresentCall(const ToolPresenter& p, const json::Value& args);
 std::optional<json::Value> PresentResult(const ToolPresenter& p, const json::Value& args, const DurableResult& result);
+
+// The same, saying why there is no view (for replay-stability checks).
+enum class Presented {
+  kView,              // the presenter gave a view
+  kNone,              // no presenter for this phase, or it gave nothing
+  kInvalidArguments,  // the arguments fail the schema: soft-validation fallback
+  kThrew,             // the presenter threw: a bug in the presenter
+};
+struct PresentOutcome {
+  std::optional<json::Value> view;
+  Presented how = Presented::kNone;
+  std::string detail;  // the schema errors, or what the presenter threw
+};
+PresentOutcome PresentCallOutcome(const ToolPresenter& p, const json::Value& args);
+PresentOutcome PresentResultOutcome(const ToolPresenter& p, const json::Value& args, const DurableResult& result);
 
 // The host adapter's generic fallback (§6.3): the pending card shows the tool
 // name and the raw arguments; the completed card keeps the pending title and
@@ -60,7 +79,8 @@ json::Value FallbackResult(const json::Value& shown_call, const Content& content
 class PresenterSet {
  public:
   // Compiles `parameters_dsl` (a ParameterSchemaSpec) and adds the presenter.
-  Status Add(std::string name, const json::Value& parameters_dsl, PresentCallFn call, PresentResultFn result);
+  Status Add(std::string name, const json::Value& parameters_dsl, PresentCallFn call, PresentResultFn result,
+             std::string_view revision = "1");
   const ToolPresenter* Find(std::string_view name) const;
   std::vector<std::string> Names() const;
 

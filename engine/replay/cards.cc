@@ -27,7 +27,8 @@ void CardBuilder::Add(log::Event&& e) {
       }
     }
   } else if (e.type == "tool/call") {
-    Call call{Str(Get(e.data, "callId")), Str(Get(e.data, "name")), ParseLoggedArguments(Str(Get(e.data, "arguments")))};
+    Call call{Str(Get(e.data, "callId")), Str(Get(e.data, "name")), ParseLoggedArguments(Str(Get(e.data, "arguments"))),
+              e.seq};
     open_[call.call_id] = calls_.size();
     calls_.push_back(std::move(call));
   } else if (e.type == "tool/result") {
@@ -45,7 +46,7 @@ void CardBuilder::Add(log::Event&& e) {
     } else {  // a result without a call: named from the assistant's request
       const auto& [name, arguments] = asked_[call_id];
       index = calls_.size();
-      calls_.push_back({call_id, name, ParseLoggedArguments(arguments)});
+      calls_.push_back({call_id, name, ParseLoggedArguments(arguments), e.seq});
     }
     Call& call = calls_[index];
     call.has_result = true;
@@ -59,10 +60,30 @@ void CardBuilder::Add(log::Event&& e) {
 
 void CardBuilder::Present(Call& call, const Value::Array* content, const Value* meta) const {
   const presenters::ToolPresenter* p = presenters_.Find(call.name);
-  if (p) call.pending = presenters::PresentCall(*p, call.args);
-  if (p && content) call.result = presenters::PresentResult(*p, call.args, {*content, call.is_error, meta});
+  if (p) {
+    presenters::PresentOutcome pending = presenters::PresentCallOutcome(*p, call.args);
+    call.pending = std::move(pending.view);
+    call.pending_how = pending.how;
+    call.detail = std::move(pending.detail);
+  }
+  if (p && content) {
+    presenters::PresentOutcome result = presenters::PresentResultOutcome(*p, call.args, {*content, call.is_error, meta});
+    call.result = std::move(result.view);
+    call.result_how = result.how;
+    if (call.detail.empty()) call.detail = std::move(result.detail);
+  }
   if (content && !call.result) call.fallback_result = presenters::FallbackResult(ShownPending(call), *content);
   call.presented = true;
+}
+
+std::vector<CardBuilder::Diagnostics> CardBuilder::CallDiagnostics() const {
+  std::vector<Diagnostics> out;
+  for (size_t i = 0; i < calls_.size(); ++i) {
+    const Call& c = Presented(i);
+    const presenters::ToolPresenter* p = presenters_.Find(c.name);
+    out.push_back({c.call_id, c.name, c.seq, p ? p->version : std::string(), c.pending_how, c.result_how, c.detail});
+  }
+  return out;
 }
 
 Value CardBuilder::ShownPending(const Call& call) {

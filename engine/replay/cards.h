@@ -51,11 +51,24 @@ class CardBuilder {
   // directly: each view is serialized once even where the document repeats it.
   std::string FinishText() const;
 
+  // How each call was presented, in card order: what replay-stability checks
+  // report (a presenter that threw, arguments that no longer fit the schema).
+  struct Diagnostics {
+    std::string call_id, name;
+    int64_t seq = 0;                 // its tool/call (or, without one, its tool/result)
+    std::string presenter_version;   // "" when no presenter knows the tool
+    presenters::Presented pending = presenters::Presented::kNone;
+    presenters::Presented result = presenters::Presented::kNone;  // kNone also without a result
+    std::string detail;              // schema errors or what a presenter threw
+  };
+  std::vector<Diagnostics> CallDiagnostics() const;
+
  private:
   struct Call {
     std::string call_id{};
     std::string name{};
     json::Value args{};
+    int64_t seq = 0;
     bool has_result = false;
     bool is_error = false;
     bool presented = false;
@@ -63,6 +76,8 @@ class CardBuilder {
     std::optional<json::Value> pending{}, result{};
     // The generic completed card, kept only when there is a result and no result view.
     std::optional<json::Value> fallback_result{};
+    presenters::Presented pending_how = presenters::Presented::kNone, result_how = presenters::Presented::kNone;
+    std::string detail{};
   };
   // Fills the call's views; `content` and `meta` are the result's (absent without one).
   void Present(Call& call, const json::Value::Array* content, const json::Value* meta) const;

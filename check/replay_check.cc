@@ -1,0 +1,419 @@
+#include "check/replay_check.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+
+#include "check/argument_fuzz.h"
+#include "check/json_diff.h"
+#include "engine/json/parser.h"
+#include "engine/json/writer.h"
+#include "engine/log/event_types.h"
+#include "engine/replay/cards.h"
+#include "engine/schema/validator.h"
+#include "presenters/reference_tools.h"
+#include "store/atomic_file.h"
+#include "store/dsh_layout.h"
+#include "store/event_source.h"
+
+namespace retrace::check {
+namespace {
+
+namespace fs = std::filesystem;
+using json::Value;
+
+// One session to check: where it comes from, and how to read its events.
+struct Source {
+  std::string label;
+  std::function<Result<std::string>(const store::TypeFilter&, const store::EventSink&)> read;
+};
+
+bool IsLog(const fs::path& p) {
+  const std::string name = p.filename().string();
+  auto ends = [&](std::string_view s) { return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0; };
+  return ends(".jsonl") || ends(".jsonl.zstd");
+}
+
+bool IsSqlite(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  char head[16] = {};
+  f.read(head, sizeof head);
+  return f.gcount() == 16 && std::string_view(head, 16) == std::string_view("SQLite format 3\0", 16);
+}
+
+Source FileSource(const std::string& path) {
+  return {path, [path](const store::TypeFilter& need, const store::EventSink& sink) {
+            return store::ReadFileEvents(path, need, sink);
+          }};
+}
+
+Status AddSources(const std::string& input, std::vector<Source>& out) {
+  std::error_code ec;
+  if (fs::is_directory(input, ec)) {
+    std::vector<std::string> logs;
+    for (auto it = fs::recursive_directory_iterator(input, ec); !ec && it != fs::recursive_directory_iterator(); ++it)
+      if (it->is_regular_file() && IsLog(it->path())) logs.push_back(it->path().string());
+    std::sort(logs.begin(), logs.end());
+    for (const std::string& log : logs) out.push_back(FileSource(log));
+    return Status::Ok();
+  }
+  if (!fs::is_regular_file(input, ec)) return Status::NotFound("no such file or directory: " + input);
+  if (!IsSqlite(input)) {
+    out.push_back(FileSource(input));
+    return Status::Ok();
+  }
+  store::StoreOptions options;
+  options.create = false;
+  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> opened, store::EventStore::Open(input, options));
+  std::shared_ptr<store::EventStore> db(std::move(opened));
+  ASSIGN_OR_RETURN(std::vector<store::SessionSummary> sessions, db->ListSessions());
+  std::sort(sessions.begin(), sessions.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  for (const store::SessionSummary& s : sessions) {
+    out.push_back({input + " " + s.id, [db, id = s.id](const store::TypeFilter& need, const store::EventSink& sink) -> Result<std::string> {
+                     RETURN_IF_ERROR(store::ReadStoredEvents(*db, id, need, sink));
+                     return id;
+                   }});
+  }
+  return Status::Ok();
+}
+
+// What a call's result gave the presenters, kept for fuzzing.
+struct LoggedResult {
+  Value::Array content;
+  bool is_error = false;
+  std::optional<Value> meta;
+};
+
+struct Replay {
+  std::string session_id;
+  std::string text;  // the card document, as `retrace replay --format cards` writes it
+  Value doc;
+  std::vector<replay::CardBuilder::Diagnostics> diagnostics;
+  std::vector<std::string> unknown;  // required events of types this build does not know
+  std::map<std::string, LoggedResult> results;
+};
+
+void KeepResult(const log::Event& e, std::map<std::string, LoggedResult>& results) {
+  const Value* message = e.data.Find("message");
+  const Value* content = message && message->is_object() ? message->Find("content") : nullptr;
+  if (!content || !content->is_array() || content->as_array().empty() || !content->as_array()[0].is_object()) return;
+  const Value& block = content->as_array()[0];
+  const Value* id = block.Find("toolCallId");
+  if (!id || !id->is_string()) return;
+  LoggedResult r;
+  if (const Value* inner = block.Find("content"); inner && inner->is_array()) r.content = inner->as_array();
+  const Value* is_error = block.Find("isError");
+  r.is_error = is_error && is_error->is_bool() && is_error->as_bool();
+  if (const Value* meta = e.data.Find("meta")) r.meta = *meta;
+  results[id->as_string()] = std::move(r);
+}
+
+Result<Replay> ReplayOnce(const Source& source, const presenters::PresenterSet& presenters, bool keep_results) {
+  Replay r;
+  replay::CardBuilder builder("", presenters);
+  auto need = [](std::string_view type) { return replay::CardsNeed(type) || !log::IsKnownEventType(type); };
+  ASSIGN_OR_RETURN(r.session_id, source.read(need, [&](log::Event&& e) {
+    if (!log::IsKnownEventType(e.type)) {
+      if (!e.ignorable) r.unknown.push_back(e.type + " at seq " + std::to_string(e.seq));
+      return Status::Ok();
+    }
+    const bool append = !e.surface_op || e.surface_op->kind == log::SurfaceOp::Kind::kAppend;
+    if (keep_results && e.type == "tool/result" && append) KeepResult(e, r.results);
+    builder.Add(std::move(e));
+    return Status::Ok();
+  }));
+  builder.set_session_id(r.session_id);
+  r.text = builder.FinishText() + "\n";
+  r.diagnostics = builder.CallDiagnostics();
+  ASSIGN_OR_RETURN(r.doc, json::Parse(r.text));
+  return r;
+}
+
+Divergence About(Finding f, const replay::CardBuilder::Diagnostics& d, std::string detail) {
+  Divergence v;
+  v.finding = f;
+  v.seq = d.seq;
+  v.call_id = d.call_id;
+  v.tool = d.name;
+  v.presenter_version = d.presenter_version;
+  v.detail = std::move(detail);
+  return v;
+}
+
+void CheckPresenters(const Replay& r, SessionCheck& out) {
+  for (const auto& d : r.diagnostics) {
+    for (presenters::Presented how : {d.pending, d.result}) {
+      if (how == presenters::Presented::kThrew) {
+        out.findings.push_back(About(Finding::kThrew, d, "the presenter threw: " + d.detail));
+        break;
+      }
+      if (how == presenters::Presented::kInvalidArguments) {
+        out.findings.push_back(About(Finding::kFallback, d, "the logged arguments no longer fit the schema (" + d.detail +
+                                                                "): the generic card shows"));
+        break;
+      }
+    }
+  }
+}
+
+// Per call: the card object by callId, and the call's seq and presenter.
+std::map<std::string, const Value*> CardsById(const Value& doc) {
+  std::map<std::string, const Value*> out;
+  const Value* calls = doc.Find("calls");
+  if (!calls || !calls->is_array()) return out;
+  for (const Value& c : calls->as_array()) {
+    const Value* id = c.Find("callId");
+    if (id && id->is_string()) out.emplace(id->as_string(), &c);
+  }
+  return out;
+}
+
+void CompareWithReference(const Replay& r, const Value& reference, SessionCheck& out) {
+  const auto expected = CardsById(reference);
+  const auto actual = CardsById(r.doc);
+  std::map<std::string, const replay::CardBuilder::Diagnostics*> diag;
+  for (const auto& d : r.diagnostics) diag.emplace(d.call_id, &d);
+  for (const auto& [id, card] : expected) {
+    if (actual.count(id)) continue;
+    Divergence v;
+    v.finding = Finding::kMissing;
+    v.call_id = id;
+    if (const Value* name = card->Find("name"); name && name->is_string()) v.tool = name->as_string();
+    v.detail = "the reference has a card for this call; the replay has none";
+    out.findings.push_back(std::move(v));
+  }
+  for (const auto& d : r.diagnostics) {
+    auto it = expected.find(d.call_id);
+    if (it == expected.end()) {
+      out.findings.push_back(About(Finding::kExtra, d, "the replay has a card for this call; the reference has none"));
+      continue;
+    }
+    if (auto diff = FirstDifference(*it->second, *actual.at(d.call_id))) {
+      Divergence v = About(Finding::kDiffers, d, "the card differs from the reference");
+      v.path = diff->path;
+      v.expected = diff->expected;
+      v.actual = diff->actual;
+      out.findings.push_back(std::move(v));
+    }
+  }
+}
+
+// Mutated arguments must never make a presenter throw, and arguments the
+// schema refuses must never get a tool view.
+void Fuzz(const Replay& r, const presenters::PresenterSet& presenters, int rounds, SessionCheck& out) {
+  const auto cards = CardsById(r.doc);
+  for (const auto& d : r.diagnostics) {
+    const presenters::ToolPresenter* p = presenters.Find(d.name);
+    auto card = cards.find(d.call_id);
+    if (!p || card == cards.end()) continue;
+    const Value* args = card->second->Find("args");
+    auto logged = r.results.find(d.call_id);
+    uint64_t seed = 0;
+    for (char c : d.call_id) seed = seed * 131 + static_cast<unsigned char>(c);
+    for (int i = 0; i < rounds; ++i) {
+      const Value mutated = MutateArguments(args ? *args : Value(), seed * 1000003 + static_cast<uint64_t>(i));
+      const bool valid = schema::ValidateArguments(p->parameters, mutated).empty();
+      std::vector<presenters::PresentOutcome> outcomes = {presenters::PresentCallOutcome(*p, mutated)};
+      if (logged != r.results.end()) {
+        const LoggedResult& res = logged->second;
+        outcomes.push_back(presenters::PresentResultOutcome(*p, mutated, {res.content, res.is_error, res.meta ? &*res.meta : nullptr}));
+      }
+      for (const auto& o : outcomes) {
+        std::string what;
+        if (o.how == presenters::Presented::kThrew) what = "the presenter threw on mutated arguments: " + o.detail;
+        if (!valid && o.view) what = "a tool view for arguments the schema refuses";
+        if (what.empty()) continue;
+        Divergence v = About(Finding::kFuzz, d, what);
+        v.actual = json::Serialize(mutated).substr(0, 200);
+        out.findings.push_back(std::move(v));
+        i = rounds;  // one finding per call is enough
+        break;
+      }
+    }
+  }
+}
+
+std::string GoldenPath(const std::string& dir, const std::string& session_id) {
+  return dir + "/" + store::EncodeSegment(session_id) + ".cards.json";
+}
+
+SessionCheck CheckSession(const Source& source, const CheckOptions& o, const presenters::PresenterSet& presenters) {
+  SessionCheck out;
+  out.source = source.label;
+  auto unreadable = [&](const std::string& detail) {
+    Divergence v;
+    v.finding = Finding::kUnreadable;
+    v.detail = detail;
+    out.findings.push_back(std::move(v));
+    return out;
+  };
+  Result<Replay> first = ReplayOnce(source, presenters, o.fuzz > 0);
+  if (!first.ok()) return unreadable(first.status().message());
+  out.session_id = first->session_id;
+  out.calls = static_cast<int64_t>(first->diagnostics.size());
+  for (const std::string& u : first->unknown)
+    unreadable("unknown event type " + u + " is not marked ignorable: this build cannot replay it");
+  Result<Replay> second = ReplayOnce(source, presenters, false);
+  if (!second.ok()) return unreadable(second.status().message());
+  if (second->text != first->text) {
+    Divergence v;
+    v.finding = Finding::kNondeterministic;
+    v.detail = "two replays of the same log gave different cards";
+    if (auto diff = FirstDifference(first->doc, second->doc)) {
+      v.path = diff->path;
+      v.expected = diff->expected;
+      v.actual = diff->actual;
+    }
+    out.findings.push_back(std::move(v));
+  }
+  CheckPresenters(*first, out);
+  if (o.fuzz > 0) Fuzz(*first, presenters, o.fuzz, out);
+  if (!o.golden_dir) return out;
+  const std::string path = GoldenPath(*o.golden_dir, out.session_id);
+  if (o.update_golden) {
+    std::error_code ec;
+    fs::create_directories(*o.golden_dir, ec);
+    auto file = store::AtomicFile::Create(path);
+    Status st = file.ok() ? file->Append(first->text) : file.status();
+    if (st.ok()) st = file->Commit(/*overwrite=*/true);
+    if (!st.ok()) return unreadable("cannot write the reference: " + st.message());
+    out.reference_written = true;
+    return out;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    for (const auto& d : first->diagnostics)
+      out.findings.push_back(About(Finding::kExtra, d, "no reference for this session (" + path + ")"));
+    return out;
+  }
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Result<Value> reference = json::Parse(text);
+  if (!reference.ok()) return unreadable("the reference " + path + " is not JSON: " + reference.status().message());
+  out.has_reference = true;
+  CompareWithReference(*first, *reference, out);
+  return out;
+}
+
+}  // namespace
+
+const char* FindingName(Finding f) {
+  switch (f) {
+    case Finding::kMissing: return "missing";
+    case Finding::kExtra: return "extra";
+    case Finding::kDiffers: return "differs";
+    case Finding::kFallback: return "fallback";
+    case Finding::kThrew: return "threw";
+    case Finding::kUnreadable: return "unreadable";
+    case Finding::kNondeterministic: return "nondeterministic";
+    case Finding::kFuzz: return "fuzz";
+  }
+  return "?";
+}
+
+bool IsHardFailure(Finding f) {
+  return f == Finding::kThrew || f == Finding::kUnreadable || f == Finding::kNondeterministic || f == Finding::kFuzz;
+}
+
+bool IsWarning(Finding f) { return f == Finding::kFallback; }
+
+int64_t CheckReport::calls() const {
+  int64_t n = 0;
+  for (const auto& s : sessions) n += s.calls;
+  return n;
+}
+
+int64_t CheckReport::Count(bool (*which)(Finding)) const {
+  int64_t n = 0;
+  for (const auto& s : sessions)
+    for (const auto& f : s.findings) n += which(f.finding);
+  return n;
+}
+
+bool CheckReport::Clean(bool strict) const {
+  for (const auto& s : sessions)
+    for (const auto& f : s.findings)
+      if (strict || !IsWarning(f.finding)) return false;
+  return true;
+}
+
+Result<CheckReport> CheckInputs(const std::vector<std::string>& inputs, const CheckOptions& options) {
+  const presenters::PresenterSet& presenters = options.presenters ? *options.presenters : presenters::ReferencePresenters();
+  std::vector<Source> sources;
+  for (const std::string& input : inputs) RETURN_IF_ERROR(AddSources(input, sources));
+  CheckReport report;
+  for (const Source& s : sources) report.sessions.push_back(CheckSession(s, options, presenters));
+  return report;
+}
+
+json::Value ReportJson(const CheckReport& r, bool strict) {
+  Value::Array sessions;
+  for (const auto& s : r.sessions) {
+    Value::Array findings;
+    for (const auto& f : s.findings) {
+      Value v = Value::MakeObject({{"finding", FindingName(f.finding)},
+                                   {"severity", IsHardFailure(f.finding) ? "hard"
+                                                : IsWarning(f.finding) && !strict ? "warning"
+                                                                                  : "error"}});
+      if (f.seq >= 0) v.Set("seq", f.seq);
+      if (!f.call_id.empty()) v.Set("callId", f.call_id);
+      if (!f.tool.empty()) v.Set("tool", f.tool);
+      if (!f.presenter_version.empty()) v.Set("presenterVersion", f.presenter_version);
+      if (f.finding == Finding::kDiffers || f.finding == Finding::kNondeterministic) {
+        v.Set("path", f.path);
+        v.Set("expected", f.expected);
+        v.Set("actual", f.actual);
+      }
+      v.Set("detail", f.detail);
+      findings.push_back(std::move(v));
+    }
+    sessions.push_back(Value::MakeObject({{"sessionId", s.session_id},
+                                          {"source", s.source},
+                                          {"calls", s.calls},
+                                          {"reference", s.reference_written ? "written" : s.has_reference ? "compared" : "none"},
+                                          {"findings", Value(std::move(findings))}}));
+  }
+  return Value::MakeObject({{"clean", r.Clean(strict)},
+                            {"sessions", Value(std::move(sessions))},
+                            {"calls", r.calls()},
+                            {"hardFailures", r.Count(IsHardFailure)},
+                            {"warnings", r.Count(IsWarning)}});
+}
+
+std::string ReportText(const CheckReport& r, bool strict) {
+  std::string out;
+  for (const auto& s : r.sessions) {
+    const std::string id = s.session_id.empty() ? "(unreadable)" : s.session_id;
+    out += id + "  " + s.source + "  " + std::to_string(s.calls) + " calls";
+    out += s.reference_written ? ", reference written" : s.has_reference ? "" : ", no reference";
+    out += s.findings.empty() ? "  ok\n" : "\n";
+    for (const auto& f : s.findings) {
+      std::string line = "  " + std::string(FindingName(f.finding));
+      line += IsHardFailure(f.finding) ? " (hard failure)" : IsWarning(f.finding) && !strict ? " (warning)" : "";
+      if (f.seq >= 0) line += "  seq " + std::to_string(f.seq);
+      if (!f.call_id.empty()) line += "  " + f.call_id;
+      if (!f.tool.empty()) line += "  " + f.tool;
+      if (!f.presenter_version.empty()) line += "  presenter " + f.presenter_version.substr(0, 8);
+      if (f.finding == Finding::kDiffers || f.finding == Finding::kNondeterministic) {
+        line += "  at " + (f.path.empty() ? std::string("/") : f.path) + ": expected " + f.expected + ", got " + f.actual;
+      } else {
+        line += ": " + f.detail;
+      }
+      out += line + "\n";
+    }
+  }
+  const int64_t hard = r.Count(IsHardFailure), warnings = r.Count(IsWarning);
+  int64_t divergences = 0;
+  for (const auto& s : r.sessions)
+    for (const auto& f : s.findings)
+      divergences += f.finding == Finding::kMissing || f.finding == Finding::kExtra || f.finding == Finding::kDiffers;
+  out += "checked " + std::to_string(r.sessions.size()) + " sessions, " + std::to_string(r.calls()) + " calls: " +
+         std::to_string(hard) + " hard failures, " + std::to_string(divergences) + " divergences, " +
+         std::to_string(warnings) + (strict ? " fallbacks (errors with --strict)" : " warnings") + " — " +
+         (r.Clean(strict) ? "clean" : "NOT clean") + "\n";
+  return out;
+}
+
+}  // namespace retrace::check

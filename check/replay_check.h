@@ -1,0 +1,85 @@
+// Replay-stability checking (`retrace check`, testing/replay_stability.h):
+// replays sessions through the current presenters and compares the cards
+// with a reference, reporting every divergence, not just the first.
+//
+// The reference is a golden directory: one card document per session,
+// `<golden>/<session id>.cards.json`, exactly what `retrace replay --format
+// cards` writes (`--update-golden` writes them). Without one, only the
+// presenters' health and determinism are checked.
+//
+// Findings, per call:
+// - missing / extra / differs: the reference has a card the replay lacks, the
+//   replay one the reference lacks, or both and they differ (at a JSON path);
+// - fallback: logged arguments no longer fit the tool's schema, so the
+//   generic card shows (a warning; an error with `strict`);
+// and per session, hard failures always:
+// - threw: a presenter threw;
+// - unreadable: the log cannot be read, or holds an event type this build
+//   does not know that is not marked ignorable;
+// - nondeterministic: two replays of the same log gave different bytes;
+// - fuzz: a mutated argument (options.fuzz mutations per call) made a
+//   presenter throw, or gave a tool view for arguments the schema refuses.
+#ifndef RETRACE_CHECK_REPLAY_CHECK_H_
+#define RETRACE_CHECK_REPLAY_CHECK_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/base/status.h"
+#include "engine/json/value.h"
+#include "presenters/presenter.h"
+
+namespace retrace::check {
+
+enum class Finding { kMissing, kExtra, kDiffers, kFallback, kThrew, kUnreadable, kNondeterministic, kFuzz };
+
+const char* FindingName(Finding f);
+bool IsHardFailure(Finding f);  // threw, unreadable, nondeterministic, fuzz
+bool IsWarning(Finding f);      // fallback (an error under `strict`)
+
+struct Divergence {
+  Finding finding = Finding::kDiffers;
+  int64_t seq = -1;  // the call's tool/call (or result) seq; -1 when only the reference has it
+  std::string call_id{}, tool{}, presenter_version{};
+  std::string path{};              // where the cards first differ (kDiffers)
+  std::string expected{}, actual{};  // the values there
+  std::string detail{};            // what went wrong, in words
+};
+
+struct SessionCheck {
+  std::string session_id{}, source{};
+  int64_t calls = 0;
+  bool has_reference = false;
+  bool reference_written = false;  // update_golden wrote it
+  std::vector<Divergence> findings{};
+};
+
+struct CheckOptions {
+  const presenters::PresenterSet* presenters = nullptr;  // default: the reference presenters
+  std::optional<std::string> golden_dir{};
+  bool update_golden = false;  // write each session's cards as its reference instead of comparing
+  int fuzz = 0;                // argument mutations per call
+};
+
+struct CheckReport {
+  std::vector<SessionCheck> sessions;
+  int64_t calls() const;
+  int64_t Count(bool (*which)(Finding)) const;
+  // No finding, except warnings when not strict.
+  bool Clean(bool strict) const;
+};
+
+// Checks every session of each input: a retrace database (all its sessions),
+// a dsh JSONL log (.jsonl or .jsonl.zstd), or a directory (every log in it,
+// recursively). A missing input is an error; a log that cannot be read is a
+// finding of its session.
+Result<CheckReport> CheckInputs(const std::vector<std::string>& inputs, const CheckOptions& options);
+
+json::Value ReportJson(const CheckReport& report, bool strict);
+std::string ReportText(const CheckReport& report, bool strict);
+
+}  // namespace retrace::check
+
+#endif  // RETRACE_CHECK_REPLAY_CHECK_H_

@@ -1,0 +1,59 @@
+// retrace check <db|dir|file.jsonl>... [--golden DIR [--update-golden]] [--strict] [--fuzz N] [--json]
+#include "check/replay_check.h"
+#include "cli/command.h"
+#include "cli/exit_codes.h"
+#include "engine/json/writer.h"
+
+namespace retrace::cli {
+namespace {
+
+struct Args {
+  std::vector<std::string> inputs;
+  std::string golden;
+  bool update_golden = false, strict = false, json = false;
+  int fuzz = 0;
+};
+
+int Run(const Context& ctx, const Args& a) {
+  check::CheckOptions o;
+  if (!a.golden.empty()) o.golden_dir = a.golden;
+  o.update_golden = a.update_golden;
+  o.fuzz = a.fuzz;
+  auto report = check::CheckInputs(a.inputs, o);
+  if (!report.ok()) return ctx.Fail(report.status());
+  if (a.json) {
+    std::fprintf(ctx.out, "%s\n", json::Serialize(check::ReportJson(*report, a.strict)).c_str());
+  } else {
+    std::fputs(check::ReportText(*report, a.strict).c_str(), ctx.out);
+  }
+  return report->Clean(a.strict) ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+Command CheckCommand() {
+  return {"check", "Check that stored sessions still replay to the same cards (replay stability)",
+          [](CLI::App& sub, Context& ctx) -> Handler {
+            auto a = std::make_shared<Args>();
+            sub.add_option("inputs", a->inputs, "Retrace databases, dsh JSONL logs, or directories of logs")->required();
+            sub.add_option("--golden", a->golden, "Directory of reference card documents, <session>.cards.json");
+            auto* update = sub.add_flag("--update-golden", a->update_golden,
+                                        "Write each session's current cards to --golden instead of comparing");
+            update->needs(sub.get_option("--golden"));
+            sub.add_flag("--strict", a->strict, "Treat soft-validation fallbacks (old arguments) as errors");
+            sub.add_option("--fuzz", a->fuzz, "Mutate each call's logged arguments N times (drop, retype, huge, Unicode)")
+                ->check(CLI::NonNegativeNumber);
+            sub.add_flag("--json", a->json, "Print the report as JSON (for CI)");
+            sub.footer(
+                "Every session is replayed twice through the current presenters (a byte difference is a\n"
+                "failure) and compared with its reference, call by call: missing, extra or differing cards,\n"
+                "each with its seq, callId, tool, presenter version and the JSON path where it differs.\n"
+                "Hard failures (a presenter that throws, an unknown event type not marked ignorable, a\n"
+                "nondeterministic replay, a fuzz failure) are reported apart from fallbacks: logged\n"
+                "arguments that no longer fit the schema, which show the generic card and are warnings\n"
+                "unless --strict. Exit code 0 only when clean. See docs/REPLAY-STABILITY.md.");
+            return [&ctx, a] { return Run(ctx, *a); };
+          }};
+}
+
+}  // namespace retrace::cli

@@ -165,6 +165,28 @@ TEST_F(CliTest, ReplayRendersTranscriptTextAndHtml) {
   EXPECT_THAT(html, HasSubstr("&lt;system-reminder&gt;"));
 }
 
+TEST_F(CliTest, CheckPassesOnTheFixturesAndARecordedSessionAndFindsDivergences) {
+  ASSERT_EQ(Retrace("demo --html " + dir_ / "session.html").code, 0);
+  const std::string fixtures = RETRACE_FIXTURE_DIR;
+  // Every fixture and the recorded demo session: clean, with 10,140 fuzzed argument sets.
+  Outcome all = Retrace("check " + dir_ / "t.db" + " " + fixtures + " --fuzz 130");
+  EXPECT_EQ(all.code, 0) << all.out;
+  EXPECT_THAT(all.out, HasSubstr("0 hard failures, 0 divergences"));
+  EXPECT_THAT(all.out, HasSubstr("— clean"));
+  // Fallbacks are warnings, errors with --strict.
+  EXPECT_EQ(Retrace("check " + fixtures + "/c06-errors-policy.jsonl --strict").code, 1);
+  // References: written, then compared clean, then a changed log diverges.
+  ASSERT_EQ(Retrace("check " + fixtures + "/s1-tools-inject.jsonl --golden " + dir_ / "golden --update-golden").code, 0);
+  EXPECT_EQ(Retrace("check " + fixtures + "/s1-tools-inject.jsonl --golden " + dir_ / "golden").code, 0);
+  std::string log = ReadFile(fixtures + "/s1-tools-inject.jsonl");
+  log.replace(log.find(R"("oldText":"export function add)"), 28, R"("oldText":"export function sum)");
+  retrace::testing::WriteFile(dir_ / "changed.jsonl", log);
+  Outcome diverged = Retrace("check " + dir_ / "changed.jsonl --golden " + dir_ / "golden --json");
+  EXPECT_EQ(diverged.code, 1);
+  EXPECT_THAT(diverged.out, HasSubstr(R"("finding":"differs","severity":"error","seq":65,"callId":"call_edit_02","tool":"edit")"));
+  EXPECT_THAT(diverged.out, HasSubstr(R"("path":"/result/diffs/0/oldText")"));
+}
+
 TEST_F(CliTest, MigrateBacksUpTheOldDatabaseThenMigratesIt) {
   std::filesystem::copy_file(RETRACE_SOURCE_DIR "/tests/store/testdata/foundation-v1.db", dir_ / "t.db");
   Outcome refused = Retrace("sessions");

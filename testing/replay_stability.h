@@ -1,0 +1,71 @@
+// GoogleTest assertions for tool authors: a corpus of recorded sessions
+// replays stably against the current presenters.
+//
+//   #include "testing/replay_stability.h"
+//
+//   TEST(MyToolReplay, RecordedSessionsStillReplay) {
+//     EXPECT_REPLAYS_STABLY("tests/replay/sessions", "tests/replay/golden");
+//   }
+//
+// The corpus is a directory of dsh JSONL logs (or a retrace database); the
+// golden directory holds one reference card document per session, written by
+// `retrace check <corpus> --golden <dir> --update-golden`. On failure the
+// message lists every finding, grouped per session (docs/REPLAY-STABILITY.md).
+#ifndef RETRACE_TESTING_REPLAY_STABILITY_H_
+#define RETRACE_TESTING_REPLAY_STABILITY_H_
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "check/replay_check.h"
+#include "presenters/presenter.h"
+
+namespace retrace::testing {
+
+struct ReplayStabilityOptions {
+  const presenters::PresenterSet* presenters = nullptr;  // your tools' presenters; default: the reference ones
+  bool strict = false;  // soft-validation fallbacks fail too
+  int fuzz = 0;         // argument mutations per call
+};
+
+// Every session of `corpus` replays, twice identically, to its reference in `golden`.
+inline ::testing::AssertionResult ReplaysStably(const std::string& corpus, const std::string& golden,
+                                                const ReplayStabilityOptions& o = {}) {
+  check::CheckOptions options;
+  options.presenters = o.presenters;
+  options.golden_dir = golden;
+  options.fuzz = o.fuzz;
+  auto report = check::CheckInputs({corpus}, options);
+  if (!report.ok()) return ::testing::AssertionFailure() << report.status().message();
+  if (report->sessions.empty()) return ::testing::AssertionFailure() << "no sessions in " << corpus;
+  if (report->Clean(o.strict)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "\n" << check::ReportText(*report, o.strict);
+}
+
+// The kinds of finding ("differs", "fallback", "unreadable", ...) the sessions
+// of `input` yield against `golden`: what a deliberately broken session is
+// expected to produce.
+inline std::set<std::string> ReplayFindings(const std::string& input, const std::string& golden,
+                                            const ReplayStabilityOptions& o = {}) {
+  check::CheckOptions options;
+  options.presenters = o.presenters;
+  options.golden_dir = golden;
+  options.fuzz = o.fuzz;
+  std::set<std::string> kinds;
+  auto report = check::CheckInputs({input}, options);
+  if (!report.ok()) return {"error: " + report.status().message()};
+  for (const auto& s : report->sessions)
+    for (const auto& f : s.findings) kinds.insert(check::FindingName(f.finding));
+  return kinds;
+}
+
+}  // namespace retrace::testing
+
+#define EXPECT_REPLAYS_STABLY(corpus, golden, ...) \
+  EXPECT_TRUE(::retrace::testing::ReplaysStably((corpus), (golden), ##__VA_ARGS__))
+#define ASSERT_REPLAYS_STABLY(corpus, golden, ...) \
+  ASSERT_TRUE(::retrace::testing::ReplaysStably((corpus), (golden), ##__VA_ARGS__))
+
+#endif  // RETRACE_TESTING_REPLAY_STABILITY_H_

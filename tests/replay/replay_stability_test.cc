@@ -1,0 +1,83 @@
+// The replay-stability helper (testing/replay_stability.h) on our own
+// built-in tools: recorded sessions replay to their references, and each
+// deliberately broken session yields exactly the finding it should.
+// Corpus: tests/replay/corpus (README there).
+#include "testing/replay_stability.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "presenters/reference_tools.h"
+
+namespace retrace::testing {
+namespace {
+
+const std::string kCorpus = RETRACE_SOURCE_DIR "/tests/replay/corpus";
+const std::string kGolden = kCorpus + "/golden";
+
+std::string Broken(const std::string& name) { return kCorpus + "/broken/" + name + ".jsonl"; }
+
+TEST(ReplayStabilityTest, RecordedSessionsOfTheBuiltInToolsReplayStably) {
+  EXPECT_REPLAYS_STABLY(kCorpus + "/good", kGolden, {.fuzz = 200});
+}
+
+TEST(ReplayStabilityTest, EachBrokenSessionYieldsExactlyItsFinding) {
+  using Set = std::set<std::string>;
+  EXPECT_EQ(ReplayFindings(Broken("broken-removed-field"), kGolden), Set{"differs"});
+  EXPECT_EQ(ReplayFindings(Broken("broken-renamed-tool"), kGolden), Set{"differs"});
+  EXPECT_EQ(ReplayFindings(Broken("broken-missing-call"), kGolden), Set{"missing"});
+  EXPECT_EQ(ReplayFindings(Broken("broken-extra-call"), kGolden), Set{"extra"});
+  EXPECT_EQ(ReplayFindings(Broken("broken-unknown-required"), kGolden), Set{"unreadable"});
+  EXPECT_EQ(ReplayFindings(Broken("ok-unknown-ignorable"), kGolden), Set{});
+  EXPECT_TRUE(ReplaysStably(Broken("ok-unknown-ignorable"), kGolden));
+  EXPECT_FALSE(ReplaysStably(Broken("broken-removed-field"), kGolden));
+}
+
+// A presenter set as a tool author would change it: "read" now requires an
+// "encoding" argument that old logs never had.
+presenters::PresenterSet WithChangedReadSchema() {
+  presenters::PresenterSet set;
+  for (const std::string& name : presenters::ReferencePresenters().Names()) {
+    const presenters::ToolPresenter& p = *presenters::ReferencePresenters().Find(name);
+    json::Value dsl = presenters::ReferenceParameters(name);
+    if (name == "read") dsl.Set("encoding", json::Value::MakeObject({{"type", "string"}, {"required", true}}));
+    EXPECT_TRUE(set.Add(name, dsl, p.present_call, p.present_result, "2").ok()) << name;
+  }
+  return set;
+}
+
+TEST(ReplayStabilityTest, AChangedSchemaFallsBackToTheGenericCardAndIsAnErrorOnlyWhenStrict) {
+  const presenters::PresenterSet changed = WithChangedReadSchema();
+  // The old read call no longer fits: its card falls back, so it also differs from the reference.
+  EXPECT_EQ(ReplayFindings(Broken("broken-changed-schema"), kGolden, {.presenters = &changed}),
+            (std::set<std::string>{"differs", "fallback"}));
+  // Against references written with the changed presenters, only the fallback remains: a warning.
+  ::retrace::testing::ReplayStabilityOptions relaxed{.presenters = &changed};
+  check::CheckOptions write;
+  write.presenters = &changed;
+  const std::string golden = ::testing::TempDir() + "/changed-golden";
+  write.golden_dir = golden;
+  write.update_golden = true;
+  ASSERT_TRUE(check::CheckInputs({Broken("broken-changed-schema")}, write).ok());
+  EXPECT_TRUE(ReplaysStably(Broken("broken-changed-schema"), golden, relaxed));
+  relaxed.strict = true;
+  EXPECT_FALSE(ReplaysStably(Broken("broken-changed-schema"), golden, relaxed));
+}
+
+TEST(ReplayStabilityTest, APresenterThatThrowsIsAHardFailure) {
+  presenters::PresenterSet throwing;
+  for (const std::string& name : presenters::ReferencePresenters().Names()) {
+    const presenters::ToolPresenter& p = *presenters::ReferencePresenters().Find(name);
+    presenters::PresentResultFn result = p.present_result;
+    if (name == "edit") result = [](const json::Value&, const presenters::DurableResult&) -> std::optional<json::Value> {
+      throw std::runtime_error("index out of range");
+    };
+    ASSERT_TRUE(throwing.Add(name, presenters::ReferenceParameters(name), p.present_call, result).ok());
+  }
+  // The edit card falls back to the generic one (so it differs), and the throw is reported apart.
+  EXPECT_EQ(ReplayFindings(kCorpus + "/good/good-edit-inject.jsonl", kGolden, {.presenters = &throwing}),
+            (std::set<std::string>{"differs", "threw"}));
+}
+
+}  // namespace
+}  // namespace retrace::testing

@@ -1,7 +1,8 @@
 // Events of one session for a consumer that needs only some event types
 // (replay, audits): from a stored session, or straight from a dsh JSONL file
 // (raw or zstd, read with dsh's rules, jsonl_reader.h). Events of other types
-// are skipped unparsed, and packed chunk rows are never expanded.
+// are skipped unparsed, and packed chunk rows are never expanded. Events come
+// upcast to the current payload shapes (engine/log/upcaster.h).
 #ifndef RETRACE_STORE_EVENT_SOURCE_H_
 #define RETRACE_STORE_EVENT_SOURCE_H_
 

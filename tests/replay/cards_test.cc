@@ -97,6 +97,23 @@ TEST(CardsTest, AFoundationDatabaseMigratesWithEveryCardUnchanged) {
   EXPECT_EQ(store->db().QueryInt("SELECT COUNT(*) FROM tool_calls WHERE outcome = 'missing-result'").value(), 2);
 }
 
+// Payloads in dsh's legacy shapes are upcast on read (engine/log/upcaster.h):
+// a log whose results and assistant messages are all pre-identity replays to
+// exactly the cards of its modern form, from the file and from the store.
+TEST(CardsTest, LegacyPayloadShapesAreUpcastOnRead) {
+  const std::string legacy = std::string(RETRACE_SOURCE_DIR) + "/tests/replay/corpus/legacy/s1-tools-inject.jsonl";
+  EXPECT_EQ(CardsFromFile(legacy), Golden("s1-tools-inject.jsonl"));
+  TempDir dir;
+  auto store = std::move(store::EventStore::Open(dir / "t.db")).value();
+  ASSERT_TRUE(store::ImportJsonl(*store, legacy).ok());
+  CardBuilder builder("s1-tools-inject", presenters::ReferencePresenters());
+  ASSERT_TRUE(store::ReadStoredEvents(*store, "s1-tools-inject", CardsNeed, [&](log::Event&& e) {
+                builder.Add(std::move(e));
+                return Status::Ok();
+              }).ok());
+  EXPECT_EQ(builder.FinishText() + "\n", Golden("s1-tools-inject.jsonl"));
+}
+
 TEST(CardsTest, WrongTypedArgumentsGiveNoViewAndTheGenericCard) {
   CardBuilder builder("s", presenters::ReferencePresenters());
   log::Event call;

@@ -348,6 +348,44 @@ Result<CheckReport> CheckInputs(const std::vector<std::string>& inputs, const Ch
   return report;
 }
 
+Result<std::vector<std::string>> CompareStoreCards(const std::string& before, const std::string& after,
+                                                   const presenters::PresenterSet* presenters) {
+  const presenters::PresenterSet& set = presenters ? *presenters : presenters::ReferencePresenters();
+  std::vector<Source> a, b;
+  RETURN_IF_ERROR(AddSources(before, a));
+  RETURN_IF_ERROR(AddSources(after, b));
+  std::map<std::string, Replay> replayed;
+  for (const Source& s : b) {
+    ASSIGN_OR_RETURN(Replay r, ReplayOnce(s, set, false));
+    std::string id = r.session_id;
+    replayed.emplace(std::move(id), std::move(r));
+  }
+  std::vector<std::string> differences;
+  for (const Source& s : a) {
+    ASSIGN_OR_RETURN(Replay r, ReplayOnce(s, set, false));
+    auto it = replayed.find(r.session_id);
+    if (it == replayed.end()) {
+      differences.push_back("session " + r.session_id + " is missing");
+      continue;
+    }
+    if (it->second.text == r.text) continue;
+    const auto was = CardsById(r.doc), is = CardsById(it->second.doc);
+    for (const auto& [id, card] : was) {
+      auto now = is.find(id);
+      if (now == is.end()) {
+        differences.push_back("session " + r.session_id + ": call " + id + " has no card any more");
+      } else if (auto d = FirstDifference(*card, *now->second)) {
+        differences.push_back("session " + r.session_id + ": call " + id + " differs at " + d->path + ": " + d->expected +
+                              " became " + d->actual);
+      }
+    }
+    for (const auto& [id, card] : is)
+      if (!was.count(id)) differences.push_back("session " + r.session_id + ": call " + id + " has a new card");
+    if (differences.empty()) differences.push_back("session " + r.session_id + ": the card documents differ");
+  }
+  return differences;
+}
+
 json::Value ReportJson(const CheckReport& r, bool strict) {
   Value::Array sessions;
   for (const auto& s : r.sessions) {

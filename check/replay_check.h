@@ -77,6 +77,13 @@ struct CheckReport {
 // finding of its session.
 Result<CheckReport> CheckInputs(const std::vector<std::string>& inputs, const CheckOptions& options);
 
+// The cards of every session of the database `before`, compared with the same
+// session's in `after` (what `retrace migrate --rewrite` verifies): one line
+// per difference ("session s: call c differs at /result/...", "session s is
+// missing"), none when every card document is identical.
+Result<std::vector<std::string>> CompareStoreCards(const std::string& before, const std::string& after,
+                                                   const presenters::PresenterSet* presenters = nullptr);
+
 json::Value ReportJson(const CheckReport& report, bool strict);
 std::string ReportText(const CheckReport& report, bool strict);
 

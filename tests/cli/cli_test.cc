@@ -187,6 +187,23 @@ TEST_F(CliTest, CheckPassesOnTheFixturesAndARecordedSessionAndFindsDivergences) 
   EXPECT_THAT(diverged.out, HasSubstr(R"("path":"/result/diffs/0/oldText")"));
 }
 
+TEST_F(CliTest, RewriteUpcastsLegacyPayloadsAndVerifiesEveryCard) {
+  const std::string legacy = RETRACE_SOURCE_DIR "/tests/replay/corpus/legacy/s1-tools-inject.jsonl";
+  ASSERT_EQ(Retrace("import " + legacy + " " + FixturePath("c04-bash-jobs.jsonl")).code, 0);
+  const std::string before = Retrace("replay s1-tools-inject --format cards").out;
+  Outcome rewrite = Retrace("migrate --rewrite " + dir_ / "new.db");
+  ASSERT_EQ(rewrite.code, 0) << rewrite.out;
+  EXPECT_THAT(rewrite.out, HasSubstr("rewrote 2 sessions (446 events, 5 upcast to current shapes)"));
+  EXPECT_THAT(rewrite.out, HasSubstr("every card verified identical"));
+  // The copy stores current shapes; the original is untouched; the cards are the same.
+  const std::string copy = RETRACE_BUILD_DIR "/cli/retrace --db " + dir_ / "new.db";
+  EXPECT_THAT(retrace::testing::Shell(copy + " events s1-tools-inject --type tool/result --json").out,
+              HasSubstr(R"("message":{"id":"legacy-message:s1-tools-inject:39")"));
+  EXPECT_THAT(Retrace("events s1-tools-inject --type tool/result --json").out, ::testing::Not(HasSubstr(R"("message")")));
+  EXPECT_EQ(retrace::testing::Shell(copy + " replay s1-tools-inject --format cards").out, before);
+  EXPECT_EQ(Retrace("migrate --rewrite " + dir_ / "new.db").code, 4);  // never overwrites
+}
+
 TEST_F(CliTest, MigrateBacksUpTheOldDatabaseThenMigratesIt) {
   std::filesystem::copy_file(RETRACE_SOURCE_DIR "/tests/store/testdata/foundation-v1.db", dir_ / "t.db");
   Outcome refused = Retrace("sessions");

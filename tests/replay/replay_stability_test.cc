@@ -7,7 +7,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "presenters/reference_tools.h"
+#include "tests/test_util.h"
 
 namespace retrace::testing {
 namespace {
@@ -77,6 +82,22 @@ TEST(ReplayStabilityTest, APresenterThatThrowsIsAHardFailure) {
   // The edit card falls back to the generic one (so it differs), and the throw is reported apart.
   EXPECT_EQ(ReplayFindings(kCorpus + "/good/good-edit-inject.jsonl", kGolden, {.presenters = &throwing}),
             (std::set<std::string>{"differs", "threw"}));
+}
+
+// What `migrate --rewrite` verifies with: two stores' cards, compared call by call.
+TEST(CompareStoreCardsTest, ListsEveryCallWhoseCardWouldChange) {
+  const std::string dir = ::testing::TempDir() + "/compare-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::string log = retrace::testing::ReadFile(std::string(RETRACE_FIXTURE_DIR) + "/s1-tools-inject.jsonl");
+  retrace::testing::WriteFile(dir + "/same.jsonl", log);
+  log.replace(log.find(R"("oldText":"export function add)"), 28, R"("oldText":"export function sum)");
+  retrace::testing::WriteFile(dir + "/changed.jsonl", log);
+  EXPECT_TRUE(check::CompareStoreCards(dir + "/same.jsonl", dir + "/same.jsonl").value().empty());
+  auto differences = check::CompareStoreCards(dir + "/same.jsonl", dir + "/changed.jsonl");
+  ASSERT_TRUE(differences.ok());
+  ASSERT_EQ(differences->size(), 1u);
+  EXPECT_THAT(differences->front(), ::testing::StartsWith("session s1-tools-inject: call call_edit_02 differs at /result/diffs/0/oldText"));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,0 +1,74 @@
+#include "store/rewrite.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "engine/json/parser.h"
+#include "engine/log/upcaster.h"
+#include "store/chunk_rows.h"
+#include "store/importer.h"
+
+namespace retrace::store {
+namespace {
+
+// One session as a dsh JSONL log with upcast payloads; counts the events it changed.
+Status WriteUpcastLog(EventStore& from, const std::string& session_id, const std::string& path, RewriteReport& report) {
+  ASSIGN_OR_RETURN(std::string header, from.HeaderText(session_id));
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return Status::IoError("cannot write " + path);
+  std::string out = header + "\n";
+  log::Upcaster upcaster(session_id);
+  Status st = from.ForEachStorageLine(session_id, [&](std::string_view line) -> Status {
+    ASSIGN_OR_RETURN(json::Value v, json::Parse(line));
+    const json::Value* type = v.Find("type");
+    if (type && type->is_string() && IsChunkRowTag(type->as_string())) {  // stream deltas have one shape only
+      out.append(line).push_back('\n');
+      return Status::Ok();
+    }
+    ASSIGN_OR_RETURN(log::Event e, log::EventFromJson(std::move(v)));
+    ASSIGN_OR_RETURN(bool changed, upcaster.Upcast(e));
+    if (changed) {
+      ++report.upcast;
+      out += log::SerializeEvent(e);
+    } else {
+      out.append(line);
+    }
+    out.push_back('\n');
+    if (out.size() > (1 << 20)) {
+      if (std::fwrite(out.data(), 1, out.size(), f) != out.size()) return Status::IoError("cannot write " + path);
+      out.clear();
+    }
+    return Status::Ok();
+  });
+  if (st.ok() && std::fwrite(out.data(), 1, out.size(), f) != out.size()) st = Status::IoError("cannot write " + path);
+  if (std::fclose(f) != 0 && st.ok()) st = Status::IoError("cannot write " + path);
+  return st.WithContext("session \"" + session_id + "\"");
+}
+
+}  // namespace
+
+Result<RewriteReport> RewriteStore(EventStore& from, const std::string& to, const std::string& scratch_dir,
+                                   const std::function<void(int64_t, int64_t)>& progress) {
+  std::error_code ec;
+  if (std::filesystem::exists(to, ec)) return Status::AlreadyExists(to + " already exists; the rewrite writes a new file");
+  ASSIGN_OR_RETURN(std::vector<SessionSummary> sessions, from.ListSessions());
+  ASSIGN_OR_RETURN(std::unique_ptr<EventStore> copy, EventStore::Open(to));
+  RewriteReport report;
+  const std::string scratch = scratch_dir + "/rewrite-session.jsonl";
+  for (const SessionSummary& s : sessions) {
+    RETURN_IF_ERROR(WriteUpcastLog(from, s.id, scratch, report));
+    auto imported = ImportJsonl(*copy, scratch);
+    std::filesystem::remove(scratch, ec);
+    if (!imported.ok()) return imported.status().WithContext("rewriting session \"" + s.id + "\"");
+    {  // the copy remembers where the session first came from, not the scratch file
+      ASSIGN_OR_RETURN(Statement st, Statement::Prepare(copy->db(), "UPDATE sessions SET source = ? WHERE session_id = ?"));
+      RETURN_IF_ERROR(st.Bind(1, s.source).Bind(2, s.id).Run());
+    }
+    ++report.sessions;
+    report.events += s.events;
+    if (progress) progress(report.sessions, static_cast<int64_t>(sessions.size()));
+  }
+  return report;
+}
+
+}  // namespace retrace::store

@@ -13,6 +13,7 @@
 #include "engine/json/writer.h"
 #include "engine/log/event_types.h"
 #include "engine/replay/cards.h"
+#include "engine/runtime/session_recorder.h"
 #include "engine/schema/validator.h"
 #include "presenters/reference_tools.h"
 #include "store/atomic_file.h"
@@ -94,6 +95,7 @@ struct Replay {
   std::vector<replay::CardBuilder::Diagnostics> diagnostics;
   std::vector<std::string> unknown;  // required events of types this build does not know
   std::map<std::string, LoggedResult> results;
+  Value snapshots = Value::MakeObject({{"calls", Value(Value::Array{})}});  // run-time card snapshots, as a reference
 };
 
 void KeepResult(const log::Event& e, std::map<std::string, LoggedResult>& results) {
@@ -118,6 +120,10 @@ Result<Replay> ReplayOnce(const Source& source, const presenters::PresenterSet& 
   ASSIGN_OR_RETURN(r.session_id, source.read(need, [&](log::Event&& e) {
     if (!log::IsKnownEventType(e.type)) {
       if (!e.ignorable) r.unknown.push_back(e.type + " at seq " + std::to_string(e.seq));
+      if (e.type == runtime::kCardSnapshotType && e.data.is_object()) {
+        Value card = e.data;  // {callId, tool, presenterVersion, pending, result}
+        r.snapshots.Find("calls")->as_array().push_back(std::move(card));
+      }
       return Status::Ok();
     }
     const bool append = !e.surface_op || e.surface_op->kind == log::SurfaceOp::Kind::kAppend;
@@ -171,7 +177,16 @@ std::map<std::string, const Value*> CardsById(const Value& doc) {
   return out;
 }
 
-void CompareWithReference(const Replay& r, const Value& reference, SessionCheck& out) {
+// Compares what a reference holds of each card: the whole card (a golden
+// document), or the pending and result views (run-time snapshots).
+Value Comparable(const Value& card, bool views_only) {
+  if (!views_only) return card;
+  const Value* pending = card.Find("pending");
+  const Value* result = card.Find("result");
+  return Value::MakeObject({{"pending", pending ? *pending : Value()}, {"result", result ? *result : Value()}});
+}
+
+void CompareWithReference(const Replay& r, const Value& reference, SessionCheck& out, bool views_only = false) {
   const auto expected = CardsById(reference);
   const auto actual = CardsById(r.doc);
   std::map<std::string, const replay::CardBuilder::Diagnostics*> diag;
@@ -191,8 +206,13 @@ void CompareWithReference(const Replay& r, const Value& reference, SessionCheck&
       out.findings.push_back(About(Finding::kExtra, d, "the replay has a card for this call; the reference has none"));
       continue;
     }
-    if (auto diff = FirstDifference(*it->second, *actual.at(d.call_id))) {
-      Divergence v = About(Finding::kDiffers, d, "the card differs from the reference");
+    if (auto diff = FirstDifference(Comparable(*it->second, views_only), Comparable(*actual.at(d.call_id), views_only))) {
+      std::string detail = "the card differs from the reference";
+      if (const Value* recorded = it->second->Find("presenterVersion"); recorded && recorded->is_string() &&
+                                                                          recorded->as_string() != d.presenter_version) {
+        detail += " (recorded by presenter version " + recorded->as_string() + ")";
+      }
+      Divergence v = About(Finding::kDiffers, d, detail);
       v.path = diff->path;
       v.expected = diff->expected;
       v.actual = diff->actual;
@@ -271,7 +291,13 @@ SessionCheck CheckSession(const Source& source, const CheckOptions& o, const pre
   }
   CheckPresenters(*first, out);
   if (o.fuzz > 0) Fuzz(*first, presenters, o.fuzz, out);
-  if (!o.golden_dir) return out;
+  if (!o.golden_dir) {  // the reference, if any: the card snapshots recorded at run time
+    if (!first->snapshots.Find("calls")->as_array().empty()) {
+      out.has_reference = true;
+      CompareWithReference(*first, first->snapshots, out, /*views_only=*/true);
+    }
+    return out;
+  }
   const std::string path = GoldenPath(*o.golden_dir, out.session_id);
   if (o.update_golden) {
     std::error_code ec;

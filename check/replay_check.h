@@ -4,8 +4,10 @@
 //
 // The reference is a golden directory: one card document per session,
 // `<golden>/<session id>.cards.json`, exactly what `retrace replay --format
-// cards` writes (`--update-golden` writes them). Without one, only the
-// presenters' health and determinism are checked.
+// cards` writes (`--update-golden` writes them). Without one, the reference
+// is the card snapshots the recorder wrote at run time (`retrace/cards`
+// events: each call's pending and result views, with the presenter version);
+// a log without either gets the presenters' health and determinism checked.
 //
 // Findings, per call:
 // - missing / extra / differs: the reference has a card the replay lacks, the

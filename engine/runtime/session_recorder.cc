@@ -1,5 +1,7 @@
 #include "engine/runtime/session_recorder.h"
 
+#include "engine/replay/cards.h"
+
 #include <algorithm>
 
 #include "engine/log/turn_closers.h"
@@ -192,6 +194,23 @@ log::Event SessionRecorder::ToolResultEvent(const std::string& call_id, int64_t 
   return e;
 }
 
+log::Event SessionRecorder::CardSnapshot(const ModelToolCall& call, const ToolResult& result) {
+  const presenters::ToolPresenter* p = env_.snapshot_presenters->Find(call.name);
+  const Value args = replay::ParseLoggedArguments(call.arguments);
+  std::optional<Value> pending, shown;
+  if (p) {
+    pending = presenters::PresentCall(*p, args);
+    shown = presenters::PresentResult(*p, args, {result.content, result.is_error, result.meta ? &*result.meta : nullptr});
+  }
+  Value data = Value::MakeObject({{"callId", call.id}, {"tool", call.name}});
+  data.Set("presenterVersion", p ? Value(p->version) : Value());
+  data.Set("pending", pending ? std::move(*pending) : Value());
+  data.Set("result", shown ? std::move(*shown) : Value());
+  log::Event e = NewEvent(kCardSnapshotType, std::move(data));
+  e.ignorable = true;  // dsh readers skip it; retrace check reads it
+  return e;
+}
+
 asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime& runtime,
                                                                      const std::vector<ModelToolCall>& calls,
                                                                      Signal turn_signal, ScopePtr agent,
@@ -221,6 +240,7 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
     std::lock_guard lock(mu_);
     std::vector<log::Event> events;
     events.push_back(ToolResultEvent(calls[i].id, call_seqs[i], *result));
+    if (env_.snapshot_presenters) events.push_back(CardSnapshot(calls[i], *result));
     int64_t pending = static_cast<int64_t>(next_step_.size());
     for (const Value& context : result->additional_contexts) {
       Value::Array inserted;

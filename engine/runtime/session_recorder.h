@@ -45,13 +45,22 @@
 #include "engine/runtime/asio.h"
 #include "engine/runtime/batch_scheduler.h"
 #include "engine/runtime/tool_runtime.h"
+#include "presenters/presenter.h"
 
 namespace retrace::runtime {
 
 struct RecorderEnv {
   std::function<int64_t()> now_ms;        // event `time`
   std::function<std::string()> new_id;   // message ids (UUIDs in the CLI)
+  // With presenters, each tool/result is followed by a card snapshot: an
+  // ignorable `retrace/cards` event {callId, tool, presenterVersion, pending,
+  // result} holding the views the presenters gave at run time, the
+  // reference `retrace check` compares later replays with.
+  const presenters::PresenterSet* snapshot_presenters = nullptr;
 };
+
+// The type of a card snapshot event.
+inline constexpr char kCardSnapshotType[] = "retrace/cards";
 
 // A tool call as the model requested it.
 struct ModelToolCall {
@@ -114,6 +123,8 @@ class SessionRecorder {
   Status Append(std::vector<log::Event> events);
   log::Event Splice(const std::string& target, int64_t start, int64_t removed, json::Value::Array inserted);
   log::Event ToolResultEvent(const std::string& call_id, int64_t call_seq, const ToolResult& result);
+  // The card snapshot of a recorded call (RecorderEnv::snapshot_presenters).
+  log::Event CardSnapshot(const ModelToolCall& call, const ToolResult& result);
 
   // Guards the log appends and the state below; never held across a co_await.
   mutable std::recursive_mutex mu_;

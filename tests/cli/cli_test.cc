@@ -173,6 +173,20 @@ TEST_F(CliTest, CheckPassesOnTheFixturesAndARecordedSessionAndFindsDivergences) 
   EXPECT_EQ(all.code, 0) << all.out;
   EXPECT_THAT(all.out, HasSubstr("0 hard failures, 0 divergences"));
   EXPECT_THAT(all.out, HasSubstr("— clean"));
+  // The recorded session carries card snapshots: they are its reference, and a changed one diverges.
+  Outcome sessions = Retrace("sessions --json");
+  const std::string id = sessions.out.substr(sessions.out.find("demo-"), 18);
+  ASSERT_EQ(Retrace("export " + id + " -o " + dir_ / "demo.jsonl").code, 0);
+  std::string recorded = ReadFile(dir_ / "demo.jsonl");
+  ASSERT_NE(recorded.find(R"("type":"retrace/cards")"), std::string::npos);
+  EXPECT_EQ(Retrace("check " + dir_ / "demo.jsonl").code, 0);
+  const std::string title = R"("title":"Write src/math.ts")";
+  recorded.replace(recorded.find(title), title.size(), R"("title":"Write src/other.ts")");  // the first: in the snapshot
+  retrace::testing::WriteFile(dir_ / "demo-changed.jsonl", recorded);
+  Outcome snapshot = Retrace("check " + dir_ / "demo-changed.jsonl");
+  EXPECT_EQ(snapshot.code, 1);
+  EXPECT_THAT(snapshot.out, HasSubstr("differs  seq 6  call_write  write  presenter"));
+  EXPECT_THAT(snapshot.out, HasSubstr("at /pending/title: expected \"Write src/other.ts\", got \"Write src/math.ts\""));
   // Fallbacks are warnings, errors with --strict.
   EXPECT_EQ(Retrace("check " + fixtures + "/c06-errors-policy.jsonl --strict").code, 1);
   // References: written, then compared clean, then a changed log diverges.

@@ -107,13 +107,8 @@ TEST_F(ExactReadsTest, SameResultsAsTheUpstreamQueryService) {
     }
     requests.push_back(std::move(v));
   }
-  testing::WriteFile(dir_ / "requests.json", json::Serialize(Value(std::move(requests))));
-  const auto run = retrace::testing::Shell(upstream + "/node22/package/bin/node " RETRACE_SOURCE_DIR
-                                           "/bench/upstream/search.mjs " + upstream + " " + dir_ / "root" + " " +
-                                           dir_ / "index.db" + " " + dir_ / "requests.json 2>/dev/null");
-  ASSERT_EQ(run.code, 0) << run.out;
-  auto theirs = json::Parse(run.out);
-  ASSERT_TRUE(theirs.ok()) << run.out;
+  auto theirs = testing::RunUpstreamQueries(upstream, dir_, Value(std::move(requests)));
+  ASSERT_TRUE(theirs.ok()) << theirs.status().message();
   const auto& results = theirs->Find("results")->as_array();
   ASSERT_EQ(results.size(), reads.size());
   for (size_t i = 0; i < reads.size(); ++i) {

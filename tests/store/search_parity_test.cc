@@ -113,13 +113,8 @@ TEST(SearchParityTest, SameHitsOrderSnippetsAndErrorsAsTheUpstreamQueryService) 
   };
   Value::Array all;
   for (const Request& r : requests) all.push_back(RequestJson(r));
-  testing::WriteFile(dir / "requests.json", json::Serialize(Value(std::move(all))));
-  const auto run = retrace::testing::Shell(upstream + "/node22/package/bin/node " RETRACE_SOURCE_DIR
-                                           "/bench/upstream/search.mjs " + upstream + " " + dir / "root" + " " +
-                                           dir / "index.db" + " " + dir / "requests.json 2>/dev/null");
-  ASSERT_EQ(run.code, 0) << run.out;
-  auto theirs = json::Parse(run.out);
-  ASSERT_TRUE(theirs.ok()) << run.out;
+  auto theirs = testing::RunUpstreamQueries(upstream, dir, Value(std::move(all)));
+  ASSERT_TRUE(theirs.ok()) << theirs.status().message();
   const Value* results = theirs->Find("results");
   ASSERT_TRUE(results && results->is_array() && results->as_array().size() == requests.size());
   auto db = ReadOnlyDb::Open(dir / "s.db");

@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 
+#include "engine/json/parser.h"
+#include "engine/json/writer.h"
 #include "store/event_store.h"
 #include "store/sqlite.h"
 #include "tests/test_util.h"
@@ -50,6 +52,21 @@ inline std::string WithLine(const std::string& text, size_t n, const std::string
   lines.at(n - 1) = replacement;
   std::string out;
   for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+// Runs `requests` (a JSON array) through the upstream dsh query service over
+// the dsh root `dir`/root (bench/upstream/search.mjs, Node 22): its
+// {firstSeconds, results: [...]}, or an error with what it printed.
+inline Result<json::Value> RunUpstreamQueries(const std::string& upstream, const TempDir& dir, json::Value requests) {
+  WriteFile(dir / "requests.json", json::Serialize(requests));
+  const auto run = retrace::testing::Shell(upstream + "/node22/package/bin/node " RETRACE_SOURCE_DIR
+                                           "/bench/upstream/search.mjs " + upstream + " " + dir / "root" + " " +
+                                           dir / "index.db" + " " + dir / "requests.json 2>/dev/null");
+  if (run.code != 0) return Status::IoError("the upstream query service failed: " + run.out);
+  auto out = json::Parse(run.out);
+  if (!out.ok() || !out->Find("results") || !out->Find("results")->is_array())
+    return Status::Corruption("unexpected upstream output: " + run.out);
   return out;
 }
 

@@ -369,6 +369,7 @@ Result<CheckReport> CheckInputs(const std::vector<std::string>& inputs, const Ch
   const presenters::PresenterSet& presenters = options.presenters ? *options.presenters : presenters::ReferencePresenters();
   std::vector<Source> sources;
   for (const std::string& input : inputs) RETURN_IF_ERROR(AddSources(input, sources));
+  if (sources.empty()) return Status::NotFound("no sessions to check: no .jsonl or .jsonl.zstd logs, and no stored sessions, in the inputs");
   CheckReport report;
   for (const Source& s : sources) report.sessions.push_back(CheckSession(s, options, presenters));
   return report;

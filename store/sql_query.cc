@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <filesystem>
+
 #include "store/fts_match_count.h"
 #include "store/migrations.h"
 
@@ -93,6 +95,8 @@ void BindParam(sqlite3_stmt* st, int i, const SqlValue& v) {
 }  // namespace
 
 Result<ReadOnlyDb> ReadOnlyDb::Open(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return Status::NotFound("no database at " + path);
   ASSIGN_OR_RETURN(Db db, Db::Open(path, Db::Mode::kReadOnly));
   ASSIGN_OR_RETURN(MigrationState state, InspectSchema(db, EmbeddedMigrations()));
   if (state.fresh) return Status::InvalidArgument(path + " is not a retrace database");

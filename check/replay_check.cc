@@ -371,7 +371,10 @@ Result<CheckReport> CheckInputs(const std::vector<std::string>& inputs, const Ch
   for (const std::string& input : inputs) RETURN_IF_ERROR(AddSources(input, sources));
   if (sources.empty()) return Status::NotFound("no sessions to check: no .jsonl or .jsonl.zstd logs, and no stored sessions, in the inputs");
   CheckReport report;
-  for (const Source& s : sources) report.sessions.push_back(CheckSession(s, options, presenters));
+  for (const Source& s : sources) {
+    report.sessions.push_back(CheckSession(s, options, presenters));
+    if (options.progress) options.progress(report.sessions.size(), sources.size());
+  }
   return report;
 }
 

@@ -25,6 +25,7 @@
 #define RETRACE_CHECK_REPLAY_CHECK_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +64,8 @@ struct CheckOptions {
   std::optional<std::string> golden_dir{};
   bool update_golden = false;  // write each session's cards as its reference instead of comparing
   int fuzz = 0;                // argument mutations per call
+  // Called after each session with (sessions done, sessions), for progress.
+  std::function<void(size_t, size_t)> progress{};
 };
 
 struct CheckReport {

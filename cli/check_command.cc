@@ -1,4 +1,6 @@
 // retrace check <db|dir|file.jsonl>... [--golden DIR [--update-golden]] [--strict] [--fuzz N] [--json]
+#include <unistd.h>
+
 #include "check/replay_check.h"
 #include "cli/command.h"
 #include "cli/exit_codes.h"
@@ -19,6 +21,13 @@ int Run(const Context& ctx, const Args& a) {
   if (!a.golden.empty()) o.golden_dir = a.golden;
   o.update_golden = a.update_golden;
   o.fuzz = a.fuzz;
+  const bool tty = isatty(fileno(ctx.err));
+  if (tty) {
+    o.progress = [&ctx](size_t done, size_t total) {
+      std::fprintf(ctx.err, "\rchecking: %zu/%zu sessions", done, total);
+      if (done == total) std::fputs("\r\033[K", ctx.err);  // the report follows; clear the line
+    };
+  }
   auto report = check::CheckInputs(a.inputs, o);
   if (!report.ok()) return ctx.Fail(report.status());
   if (a.json) {

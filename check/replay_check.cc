@@ -221,8 +221,23 @@ void CompareWithReference(const Replay& r, const Value& reference, SessionCheck&
   }
 }
 
-// Mutated arguments must never make a presenter throw, and arguments the
-// schema refuses must never get a tool view.
+// What is wrong with presenting `mutated` arguments, or "": a presenter may
+// never throw, and arguments the schema refuses may never get a tool view.
+std::string FuzzProblem(const presenters::ToolPresenter& p, const Value& mutated, const LoggedResult* logged) {
+  const bool valid = schema::ValidateArguments(p.parameters, mutated).empty();
+  std::vector<presenters::PresentOutcome> outcomes = {presenters::PresentCallOutcome(p, mutated)};
+  if (logged) {
+    outcomes.push_back(presenters::PresentResultOutcome(
+        p, mutated, {logged->content, logged->is_error, logged->meta ? &*logged->meta : nullptr}));
+  }
+  for (const auto& o : outcomes) {
+    if (o.how == presenters::Presented::kThrew) return "the presenter threw on mutated arguments: " + o.detail;
+    if (!valid && o.view) return "a tool view for arguments the schema refuses";
+  }
+  return "";
+}
+
+// `rounds` mutations of each call's logged arguments; one finding per call is enough.
 void Fuzz(const Replay& r, const presenters::PresenterSet& presenters, int rounds, SessionCheck& out) {
   const auto cards = CardsById(r.doc);
   for (const auto& d : r.diagnostics) {
@@ -235,23 +250,12 @@ void Fuzz(const Replay& r, const presenters::PresenterSet& presenters, int round
     for (char c : d.call_id) seed = seed * 131 + static_cast<unsigned char>(c);
     for (int i = 0; i < rounds; ++i) {
       const Value mutated = MutateArguments(args ? *args : Value(), seed * 1000003 + static_cast<uint64_t>(i));
-      const bool valid = schema::ValidateArguments(p->parameters, mutated).empty();
-      std::vector<presenters::PresentOutcome> outcomes = {presenters::PresentCallOutcome(*p, mutated)};
-      if (logged != r.results.end()) {
-        const LoggedResult& res = logged->second;
-        outcomes.push_back(presenters::PresentResultOutcome(*p, mutated, {res.content, res.is_error, res.meta ? &*res.meta : nullptr}));
-      }
-      for (const auto& o : outcomes) {
-        std::string what;
-        if (o.how == presenters::Presented::kThrew) what = "the presenter threw on mutated arguments: " + o.detail;
-        if (!valid && o.view) what = "a tool view for arguments the schema refuses";
-        if (what.empty()) continue;
-        Divergence v = About(Finding::kFuzz, d, what);
-        v.actual = json::Serialize(mutated).substr(0, 200);
-        out.findings.push_back(std::move(v));
-        i = rounds;  // one finding per call is enough
-        break;
-      }
+      const std::string problem = FuzzProblem(*p, mutated, logged == r.results.end() ? nullptr : &logged->second);
+      if (problem.empty()) continue;
+      Divergence v = About(Finding::kFuzz, d, problem);
+      v.actual = json::Serialize(mutated).substr(0, 200);
+      out.findings.push_back(std::move(v));
+      break;
     }
   }
 }

@@ -55,12 +55,11 @@ int Rewrite(const Context& ctx, const std::string& out) {
     for (const char* suffix : {"", "-wal", "-shm", "-lock"}) std::filesystem::remove(partial + suffix, ec);
   };
   const bool tty = isatty(fileno(ctx.err));
-  auto report = store::RewriteStore(**store, partial, std::filesystem::path(partial).parent_path().string().empty()
-                                                          ? "." : std::filesystem::path(partial).parent_path().string(),
-                                    [&](int64_t done, int64_t total) {
-                                      if (tty) std::fprintf(ctx.err, "\rrewriting: %lld/%lld sessions", static_cast<long long>(done),
-                                                            static_cast<long long>(total));
-                                    });
+  std::string scratch = std::filesystem::path(partial).parent_path().string();  // beside the copy
+  if (scratch.empty()) scratch = ".";
+  auto report = store::RewriteStore(**store, partial, scratch, [&](int64_t done, int64_t total) {
+    if (tty) std::fprintf(ctx.err, "\rrewriting: %lld/%lld sessions", static_cast<long long>(done), static_cast<long long>(total));
+  });
   if (tty) std::fputc('\n', ctx.err);
   if (!report.ok()) {
     discard();

@@ -86,7 +86,7 @@ class Generator {
 
   std::string ToolCallBlock(int turn, int step, int index, std::vector<int64_t>& chunks, Value::Array& content) {
     const std::string id = "call_" + std::to_string(seq_);
-    const std::string args = "{\"path\":\"src/" + Words(1) + "/" + Words(1) + ".ts\",\"offset\":" + std::to_string(rng_() % 100) + "}";
+    const std::string args = "{\"file_path\":\"src/" + Words(1) + "/" + Words(1) + ".ts\",\"offset\":" + std::to_string(1 + rng_() % 100) + "}";
     ChunkEvent(turn, step, Value::MakeObject({{"type", "block-start"}, {"index", index}, {"blockType", "tool-call"}}), chunks);
     ChunkEvent(turn, step, Value::MakeObject({{"type", "tool-call-delta"}, {"index", index}, {"id", id}, {"name", "read"}, {"argumentsDelta", ""}}), chunks);
     for (size_t at = 0; at < args.size(); at += 8)

@@ -4,40 +4,28 @@
 #include <cmath>
 
 namespace retrace::json {
-namespace {
-
-// Moves the children of `v` (if it is a non-empty container) onto `work`.
-void StealChildren(Value& v, std::vector<Value>& work) {
+// Moves the children of `v` (if it owns its container) onto `work`; a shared
+// container is left to its other holders.
+void Value::StealChildren(Value& v, std::vector<Value>& work) {
+  if (!v.OwnsContainer()) return;
   if (v.is_array()) {
     auto& a = v.as_array();
     for (auto& c : a) {
-      if ((c.is_array() && !c.as_array().empty()) || (c.is_object() && !c.as_object().empty()))
-        work.push_back(std::move(c));
+      if (c.OwnsContainer()) work.push_back(std::move(c));
     }
     a.clear();
-  } else if (v.is_object()) {
+  } else {
     auto& o = v.as_object();
     for (auto& [k, c] : o) {
-      if ((c.is_array() && !c.as_array().empty()) || (c.is_object() && !c.as_object().empty()))
-        work.push_back(std::move(c));
+      if (c.OwnsContainer()) work.push_back(std::move(c));
     }
     o.clear();
   }
 }
 
-bool HasNestedContainer(const Value& v) {
-  auto nested = [](const Value& c) { return c.is_array() || c.is_object(); };
-  if (v.is_array()) return std::any_of(v.as_array().begin(), v.as_array().end(), nested);
-  if (v.is_object())
-    return std::any_of(v.as_object().begin(), v.as_object().end(),
-                       [&](const Value::Member& m) { return nested(m.second); });
-  return false;
-}
-
-// Flattens a deep tree before the recursive variant destructor runs, so the
+// Flattens a deep tree before the recursive destructors run, so the
 // recursion depth of destruction is bounded by 2 whatever the input depth.
-void TearDown(Value& root) {
-  if (!HasNestedContainer(root)) return;
+void Value::TearDown(Value& root) {
   std::vector<Value> work;
   StealChildren(root, work);
   while (!work.empty()) {
@@ -46,6 +34,8 @@ void TearDown(Value& root) {
     StealChildren(v, work);
   }
 }
+
+namespace {
 
 uint32_t ArrayIndexOf(std::string_view key) {
   uint64_t n = 0;
@@ -61,7 +51,7 @@ uint32_t ArrayIndexOf(std::string_view key) {
 constexpr int kMaxRecursion = 128;
 thread_local int destroy_depth = 0;
 
-Value::~Value() {
+void Value::DestroyContainer() {
   if (destroy_depth >= kMaxRecursion) {
     TearDown(*this);
     return;
@@ -69,7 +59,7 @@ Value::~Value() {
   ++destroy_depth;
   if (is_array()) {
     as_array().clear();
-  } else if (is_object()) {
+  } else {
     as_object().clear();
   }
   --destroy_depth;
@@ -83,8 +73,6 @@ Value& Value::operator=(Value&& other) noexcept {
   return *this;
 }
 
-Value::Value(const Value& other) { CopyFrom(other); }
-
 Value& Value::operator=(const Value& other) {
   if (this != &other) {
     Value copy(other);
@@ -93,35 +81,12 @@ Value& Value::operator=(const Value& other) {
   return *this;
 }
 
-// Containers are created with placeholder children first (so their addresses
-// are stable), then every child is filled from an explicit work list.
-void Value::CopyFrom(const Value& src) {
-  std::vector<std::pair<Value*, const Value*>> work{{this, &src}};
-  while (!work.empty()) {
-    auto [dst, from] = work.back();
-    work.pop_back();
-    if (from->is_array()) {
-      const Array& a = from->as_array();
-      dst->v_ = Array(a.size());
-      Array& out = dst->as_array();
-      for (size_t i = 0; i < a.size(); ++i) work.emplace_back(&out[i], &a[i]);
-    } else if (from->is_object()) {
-      const Object& o = from->as_object();
-      Object out;
-      out.reserve(o.size());
-      for (const Member& m : o) out.emplace_back(m.first, Value());
-      dst->v_ = std::move(out);
-      Object& placed = dst->as_object();
-      for (size_t i = 0; i < o.size(); ++i) work.emplace_back(&placed[i].second, &o[i].second);
-    } else {
-      dst->v_ = from->v_;  // a scalar
-    }
-  }
-}
+// Out of line: inlined, GCC 12 warns falsely about the moved-from vector.
+Value::Value(Array a) : v_(SharedArray(std::move(a))) {}
 
 Value Value::MakeObject(std::initializer_list<Member> members) {
   Value v;
-  v.v_ = Object();
+  v.v_ = SharedObject();
   for (const auto& m : members) v.Set(m.first, m.second);
   return v;
 }
@@ -134,7 +99,10 @@ const Value* Value::Find(std::string_view key) const {
 }
 
 Value* Value::Find(std::string_view key) {
-  return const_cast<Value*>(static_cast<const Value*>(this)->Find(key));
+  if (!static_cast<const Value*>(this)->Find(key)) return nullptr;
+  for (auto& m : as_object())
+    if (m.first == key) return &m.second;
+  return nullptr;
 }
 
 void Value::Set(std::string key, Value value) {
@@ -191,10 +159,12 @@ bool operator==(const Value& a, const Value& b) {
         if (x->as_string() != y->as_string()) return false;
         break;
       case Value::Kind::kArray:
+        if (&x->as_array() == &y->as_array()) break;  // one shared container
         if (x->as_array().size() != y->as_array().size()) return false;
         for (size_t i = 0; i < x->as_array().size(); ++i) work.emplace_back(&x->as_array()[i], &y->as_array()[i]);
         break;
       case Value::Kind::kObject:
+        if (&x->as_object() == &y->as_object()) break;
         if (x->as_object().size() != y->as_object().size()) return false;
         for (size_t i = 0; i < x->as_object().size(); ++i) {
           if (x->as_object()[i].first != y->as_object()[i].first) return false;

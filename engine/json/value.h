@@ -9,13 +9,21 @@
 //    ("0".."4294967294") come first in ascending numeric order, as JS property
 //    order requires; a duplicate key keeps its first position, last value wins.
 //
-// Copy, comparison, serialization and destruction never recurse deeper than
-// a small bound: arbitrarily deep values never overflow the stack.
+// Arrays and objects are shared on copy and copied on write: copying a value
+// costs one reference count whatever its size, and the first mutable access
+// (as_array(), as_object(), Find(), Set() on a non-const value) of a shared
+// container gives this value its own. A mutable reference obtained before
+// the value is copied must not be used after: take it again.
+//
+// Comparison, serialization and destruction never recurse deeper than a
+// small bound: arbitrarily deep values never overflow the stack.
 #ifndef RETRACE_ENGINE_JSON_VALUE_H_
 #define RETRACE_ENGINE_JSON_VALUE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <initializer_list>
+#include <new>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,6 +31,102 @@
 #include <vector>
 
 namespace retrace::json {
+
+namespace internal {
+
+// Recycled blocks of one size, per thread. A block freed on another thread
+// joins that thread's list; each list keeps at most kMaxFree blocks.
+template <size_t kSize>
+class BoxPool {
+ public:
+  static void* Take(size_t size) {
+    List& l = list();
+    if (!l.head) return ::operator new(size);
+    Node* n = l.head;
+    l.head = n->next;
+    --l.count;
+    return n;
+  }
+  static void Give(void* p) {
+    List& l = list();
+    if (l.count >= kMaxFree) return ::operator delete(p);
+    l.head = new (p) Node{l.head};
+    ++l.count;
+  }
+
+ private:
+  static_assert(kSize >= sizeof(void*));
+  static constexpr size_t kMaxFree = 1 << 16;
+  struct Node {
+    Node* next;
+  };
+  struct List {
+    Node* head = nullptr;
+    size_t count = 0;
+    ~List() {
+      while (head) ::operator delete(std::exchange(head, head->next));
+    }
+  };
+  static List& list() {
+    thread_local List l;
+    return l;
+  }
+};
+
+// A reference-counted box for a container, copied on write. Null stands for
+// an empty container, so moved-from and default containers allocate nothing.
+template <class T>
+class Shared {
+ public:
+  Shared() = default;
+  explicit Shared(T data) : box_(data.empty() ? nullptr : new Box{{1}, std::move(data)}) {}
+  Shared(const Shared& other) : box_(other.box_) {
+    if (box_) box_->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  Shared(Shared&& other) noexcept : box_(other.box_) { other.box_ = nullptr; }
+  Shared& operator=(Shared other) noexcept {
+    std::swap(box_, other.box_);
+    return *this;
+  }
+  ~Shared() { Release(); }
+
+  const T& get() const { return box_ ? box_->data : Empty(); }
+  // This value's own container, copied first if it is shared.
+  T& mut() {
+    if (!box_) {
+      box_ = new Box{{1}, T()};
+    } else if (box_->refs.load(std::memory_order_acquire) != 1) {
+      Box* own = new Box{{1}, box_->data};
+      Release();
+      box_ = own;
+    }
+    return box_->data;
+  }
+  // False when this value alone holds a non-empty container (so it may take it apart).
+  bool empty_or_shared() const { return !box_ || box_->data.empty() || box_->refs.load(std::memory_order_acquire) != 1; }
+  bool same(const Shared& other) const { return box_ == other.box_; }
+
+ private:
+  struct Box {
+    std::atomic<uint32_t> refs;
+    T data;
+    // Boxes come and go by the hundred thousand when a log is read: they
+    // are recycled through a per-thread free list rather than malloc.
+    static void* operator new(size_t size) { return BoxPool<sizeof(Box)>::Take(size); }
+    static void operator delete(void* p) { BoxPool<sizeof(Box)>::Give(p); }
+  };
+  static const T& Empty() {
+    static const T empty;
+    return empty;
+  }
+  void Release() {
+    if (box_ && box_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete box_;
+    box_ = nullptr;
+  }
+  Box* box_ = nullptr;
+};
+
+}  // namespace internal
 
 class Value {
  public:
@@ -40,15 +144,17 @@ class Value {
   Value(std::string s) : v_(std::move(s)) {}              // NOLINT
   Value(std::string_view s) : v_(std::string(s)) {}       // NOLINT
   Value(const char* s) : v_(std::string(s)) {}            // NOLINT
-  Value(Array a) : v_(std::move(a)) {}                    // NOLINT
+  Value(Array a);                                          // NOLINT
   static Value MakeObject(std::initializer_list<Member> members = {});
 
-  // Copying and destruction are iterative (any depth).
-  Value(const Value& other);
+  // Copying shares containers; destruction is bounded in depth.
+  Value(const Value& other) = default;
   Value& operator=(const Value& other);
   Value(Value&&) noexcept = default;
   Value& operator=(Value&& other) noexcept;
-  ~Value();
+  ~Value() {
+    if (OwnsContainer()) DestroyContainer();
+  }
 
   Kind kind() const { return static_cast<Kind>(v_.index()); }
   bool is_null() const { return kind() == Kind::kNull; }
@@ -62,12 +168,14 @@ class Value {
   bool as_bool() const { return std::get<bool>(v_); }
   double as_number() const { return std::get<double>(v_); }
   const std::string& as_string() const { return std::get<std::string>(v_); }
-  const Array& as_array() const { return std::get<Array>(v_); }
-  Array& as_array() { return std::get<Array>(v_); }
-  const Object& as_object() const { return std::get<Object>(v_); }
-  Object& as_object() { return std::get<Object>(v_); }
+  // The non-const forms give this value its own container (see above).
+  const Array& as_array() const { return std::get<SharedArray>(v_).get(); }
+  Array& as_array() { return std::get<SharedArray>(v_).mut(); }
+  const Object& as_object() const { return std::get<SharedObject>(v_).get(); }
+  Object& as_object() { return std::get<SharedObject>(v_).mut(); }
 
   // Member lookup; nullptr when this is not an object or the key is absent.
+  // The non-const form gives this value its own object when the key is found.
   const Value* Find(std::string_view key) const;
   Value* Find(std::string_view key);
 
@@ -78,8 +186,21 @@ class Value {
   bool is_safe_integer() const;
 
  private:
-  using Storage = std::variant<std::monostate, bool, double, std::string, Array, Object>;
-  void CopyFrom(const Value& src);
+  using SharedArray = internal::Shared<Array>;
+  using SharedObject = internal::Shared<Object>;
+  using Storage = std::variant<std::monostate, bool, double, std::string, SharedArray, SharedObject>;
+  // True for a container that nobody else holds (destroying it destroys its children).
+  bool OwnsContainer() const {
+    if (is_array()) return !std::get<SharedArray>(v_).empty_or_shared();
+    if (is_object()) return !std::get<SharedObject>(v_).empty_or_shared();
+    return false;
+  }
+  // Destroys the children of an owned container, iteratively past a depth.
+  void DestroyContainer();
+  // Moves the children of an owned container onto `work` (see TearDown()).
+  static void StealChildren(Value& v, std::vector<Value>& work);
+  // Destroys an owned tree iteratively, whatever its depth.
+  static void TearDown(Value& root);
   Storage v_;
 };
 

@@ -31,6 +31,24 @@ struct Frame {
   size_t next;  // index of the next child to write
 };
 
+// The length of the prefix of s[i..] that needs no care, eight bytes at a
+// time: a word passes when none of its bytes is < 0x20, '"', '\\' or >= 0x80.
+size_t PlainRun(std::string_view s, size_t i) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  auto has_zero = [](uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  const size_t start = i;
+  while (i + 8 <= s.size()) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    const uint64_t care = (w & kHigh) | ((w - 0x2020202020202020ULL) & ~w & kHigh) |
+                          has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '\\'));
+    if (care) break;
+    i += 8;
+  }
+  while (i < s.size() && !NeedsCare(static_cast<unsigned char>(s[i]))) ++i;
+  return i - start;
+}
+
 }  // namespace
 
 void AppendQuoted(std::string& out, std::string_view s) {
@@ -38,7 +56,7 @@ void AppendQuoted(std::string& out, std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     const size_t run = i;
-    while (i < s.size() && !NeedsCare(static_cast<unsigned char>(s[i]))) ++i;
+    i += PlainRun(s, i);
     out.append(s.data() + run, i - run);
     if (i >= s.size()) break;
     const auto b = static_cast<unsigned char>(s[i]);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 
 #include "engine/json/writer.h"
 
@@ -111,6 +112,42 @@ TEST(JsonValueTest, DeepValuesCopyCompareAndDestroyWithoutRecursion) {
   other = Value(2);
   EXPECT_FALSE(other == *v);
   EXPECT_EQ(Serialize(copy), text);
+
+  // A copy changed at its deepest level leaves the original alone; both then
+  // go away (the copy first, then the original) without recursion.
+  Value changed = *v;
+  Value* at = &changed;
+  for (int i = 0; i < kDepth; ++i) at = &at->Find("a")->as_array()[0];
+  *at = Value(2);
+  EXPECT_FALSE(changed == *v);
+  EXPECT_EQ(Serialize(*v), text);
+  changed = Value();
+  v = Value();
+}
+
+TEST(JsonValueTest, CopiesShareContainersUntilOneIsChanged) {
+  Value original = Parse(R"({"lines":[{"n":1,"text":"a"},{"n":2,"text":"b"}],"path":"p"})").value();
+  Value copy = original;
+  EXPECT_EQ(&std::as_const(copy).as_object(), &std::as_const(original).as_object()) << "a copy shares the object";
+
+  copy.Set("path", "q");
+  copy.Find("lines")->as_array()[0].Set("text", "changed");
+  Value::Array& lines = copy.Find("lines")->as_array();
+  lines.insert(lines.end(), Value("three"));
+  EXPECT_EQ(Serialize(original), R"({"lines":[{"n":1,"text":"a"},{"n":2,"text":"b"}],"path":"p"})");
+  EXPECT_EQ(Serialize(copy), R"({"lines":[{"n":1,"text":"changed"},{"n":2,"text":"b"},"three"],"path":"q"})");
+  // The untouched line is still shared by both.
+  EXPECT_EQ(&std::as_const(copy).Find("lines")->as_array()[1].as_object(),
+            &std::as_const(original).Find("lines")->as_array()[1].as_object());
+
+  // A moved-from or default container is empty and usable.
+  Value moved = std::move(copy);
+  Value empty_array = Value(Value::Array{});
+  empty_array.as_array().push_back(1);
+  EXPECT_EQ(Serialize(empty_array), "[1]");
+  EXPECT_EQ(Serialize(Value::MakeObject()), "{}");
+  EXPECT_TRUE(Value(Value::Array{}) == Value(Value::Array{}));
+  EXPECT_FALSE(Value(Value::Array{}) == Value::MakeObject());
 }
 
 }  // namespace

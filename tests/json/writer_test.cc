@@ -51,6 +51,22 @@ TEST(JsonWriterTest, StringsEscapeOnlyWhatJsonStringifyEscapes) {
   EXPECT_EQ(out, "\"\\\"\\\\/\\b\\f\\n\\r\\t\\u0001\\u001f\x7f\u2028\u2029é😀\"");
 }
 
+TEST(JsonWriterTest, EscapesAnywhereInALongPlainRun) {
+  // Plain text is scanned a word at a time: put each special byte at every
+  // offset of the first words and check it is still escaped.
+  const std::vector<std::pair<std::string, std::string>> specials = {
+      {"\"", "\\\""}, {"\\", "\\\\"}, {"\n", "\\n"}, {std::string(1, '\0'), "\\u0000"},
+      {"\x1f", "\\u001f"}, {"\xC3\xA9", "\xC3\xA9"}, {"\xED\xA0\x80", "\\ud800"}, {"\xFF", "\xEF\xBF\xBD"}};
+  for (const auto& [raw, escaped] : specials) {
+    for (size_t at = 0; at < 20; ++at) {
+      const std::string s = std::string(at, 'a') + raw + std::string(23 - at, 'b');
+      std::string out;
+      AppendQuoted(out, s);
+      EXPECT_EQ(out, "\"" + std::string(at, 'a') + escaped + std::string(23 - at, 'b') + "\"") << at;
+    }
+  }
+}
+
 TEST(JsonWriterTest, WritesObjectsArraysAndLiteralsCompactly) {
   Value v = Value::MakeObject({{"a", Value::Array{1, true, Value(), "x"}}, {"b", Value::MakeObject()}, {"c", Value::Array{}}});
   EXPECT_EQ(Serialize(v), R"({"a":[1,true,null,"x"],"b":{},"c":[]})");

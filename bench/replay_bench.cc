@@ -26,9 +26,10 @@ namespace {
 constexpr char kSession[] = "replay-bench";
 
 // Cards from a file or a stored session, serialized; optionally written to `out`.
-double Cards(const std::function<Status(const store::EventSink&)>& read, const std::string& out) {
+double Cards(const std::function<Status(const store::EventSink&)>& read, size_t size_hint, const std::string& out) {
   const double start = NowSeconds();
-  replay::CardBuilder builder(kSession, presenters::ReferencePresenters());
+  replay::CardBuilder builder(kSession, presenters::ReferencePresenters(), replay::CardBuilder::Keep::kText);
+  builder.ReserveText(size_hint);
   Status st = read([&](log::Event&& e) {
     builder.Add(std::move(e));
     return Status::Ok();
@@ -37,7 +38,8 @@ double Cards(const std::function<Status(const store::EventSink&)>& read, const s
     std::fprintf(stderr, "replay failed: %s\n", st.message().c_str());
     return -1;
   }
-  const std::string text = builder.FinishText() + "\n";
+  std::string text = builder.FinishText();
+  text += '\n';
   const double seconds = NowSeconds() - start;
   if (!out.empty()) {
     FILE* f = std::fopen(out.c_str(), "wb");
@@ -105,7 +107,7 @@ int Main(int argc, char** argv) {
   const Sample from_file = Best(o.reps, [&] {
     return RunInChild([&] {
       return Cards([&](const store::EventSink& sink) { return store::ReadFileEvents(file, replay::CardsNeed, sink).status(); },
-                   ours_out);
+                   replay::CardsSizeHint(log.bytes), ours_out);
     });
   });
   const Sample from_store = Best(o.reps, [&] {
@@ -113,7 +115,7 @@ int Main(int argc, char** argv) {
       auto store = store::EventStore::Open(db);
       if (!store.ok()) return -1.0;
       return Cards([&](const store::EventSink& sink) { return store::ReadStoredEvents(**store, kSession, replay::CardsNeed, sink); },
-                   "");
+                   0, "");
     });
   });
   const Sample html = Best(o.reps, [&] { return RunInChild([&] { return Html(file); }); });

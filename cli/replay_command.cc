@@ -40,13 +40,17 @@ Result<std::string> ReadSource(const Context& ctx, const std::string& source, co
 Result<std::string> Render(const Context& ctx, const Args& a) {
   const presenters::PresenterSet& tools = presenters::ReferencePresenters();
   if (a.format == "cards") {
-    replay::CardBuilder builder("", tools);
+    replay::CardBuilder builder("", tools, replay::CardBuilder::Keep::kText);
+    std::error_code ec;
+    if (IsFile(a.source)) builder.ReserveText(replay::CardsSizeHint(std::filesystem::file_size(a.source, ec)));
     ASSIGN_OR_RETURN(std::string id, ReadSource(ctx, a.source, replay::CardsNeed, [&](log::Event&& e) {
                        builder.Add(std::move(e));
                        return Status::Ok();
                      }));
     builder.set_session_id(std::move(id));
-    return builder.FinishText() + "\n";
+    std::string text = builder.FinishText();
+    text += '\n';
+    return text;
   }
   replay::TranscriptBuilder builder("", tools);
   ASSIGN_OR_RETURN(std::string id, ReadSource(ctx, a.source, replay::TranscriptNeeds, [&](log::Event&& e) {

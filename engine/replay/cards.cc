@@ -1,4 +1,6 @@
 #include "engine/replay/cards.h"
+
+#include <algorithm>
 #include "engine/replay/json_access.h"
 
 #include "engine/json/parser.h"
@@ -74,6 +76,28 @@ void CardBuilder::Present(Call& call, const Value::Array* content, const Value* 
   }
   if (content && !call.result) call.fallback_result = presenters::FallbackResult(ShownPending(call), *content);
   call.presented = true;
+  if (keep_ == Keep::kText) {  // the entry is all FinishText() needs: drop the views now
+    AppendEntry(call.text, call);
+    call.args = Value();
+    call.pending.reset();
+    call.result.reset();
+    call.fallback_result.reset();
+    FlushPresented();
+  }
+}
+
+void CardBuilder::FlushPresented() const {
+  for (; flushed_ < calls_.size() && calls_[flushed_].presented; ++flushed_) {
+    std::string& entry = calls_[flushed_].text;
+    std::string* block = &text_.back();
+    if (block->size() + entry.size() + 1 > block->capacity()) {  // a new block, rather than a copy of the text so far
+      block = &text_.emplace_back();
+      block->reserve(std::max(entry.size() + 1, kTextBlock));
+    }
+    if (flushed_) *block += ',';
+    *block += entry;
+    std::string().swap(entry);
+  }
 }
 
 std::vector<CardBuilder::Diagnostics> CardBuilder::CallDiagnostics() const {
@@ -115,29 +139,57 @@ Value CardBuilder::Finish() const {
   return Value::MakeObject({{"sessionId", session_id_}, {"calls", Value(std::move(cards))}});
 }
 
-std::string CardBuilder::FinishText() const {
-  std::string out = "{\"sessionId\":";
-  json::AppendQuoted(out, session_id_);
-  out += ",\"calls\":[";
-  std::string pending, result;
+void CardBuilder::AppendEntry(std::string& out, const Call& call) {
+  const std::string pending =
+      json::Serialize(call.pending ? *call.pending : presenters::FallbackCall(call.name, call.args));
+  const std::string result =
+      !call.has_result ? "null" : json::Serialize(call.result ? *call.result : *call.fallback_result);
+  out += "{\"callId\":";
+  json::AppendQuoted(out, call.call_id);
+  out += ",\"name\":";
+  json::AppendQuoted(out, call.name);
+  out += ",\"args\":";
+  json::AppendSerialized(out, call.args);
+  out += ",\"pending\":";
+  out += call.pending ? std::string_view(pending) : "null";
+  out += ",\"result\":";
+  out += call.result ? std::string_view(result) : "null";
+  out += ",\"isError\":";
+  out += !call.has_result ? "null" : call.is_error ? "true" : "false";
+  out += ",\"display\":{\"pending\":";
+  out += pending;
+  out += ",\"result\":";
+  out += result;
+  out += "}}";
+}
+
+std::string CardBuilder::FinishText() {
+  std::string head = "{\"sessionId\":";
+  json::AppendQuoted(head, session_id_);
+  head += ",\"calls\":[";
+  if (keep_ == Keep::kText) {
+    for (size_t i = flushed_; i < calls_.size(); ++i) Presented(i);  // calls left without a result
+    FlushPresented();
+    size_t size = head.size() + 3;  // room for "]}\n": callers end the document with a newline
+    for (const std::string& block : text_) size += block.size();
+    std::string out;
+    if (text_.size() == 1) {  // it was reserved big enough: the head goes in front, in place
+      out = std::move(text_.front());
+      out.reserve(size);
+      out.insert(0, head);
+    } else {
+      out.reserve(size);
+      out += head;
+      for (const std::string& block : text_) out += block;
+    }
+    text_.assign(1, std::string());
+    out += "]}";
+    return out;
+  }
+  std::string out = std::move(head);
   for (size_t i = 0; i < calls_.size(); ++i) {
-    const Call& call = Presented(i);
-    pending = call.pending ? json::Serialize(*call.pending) : json::Serialize(presenters::FallbackCall(call.name, call.args));
-    result = !call.has_result ? "null" : json::Serialize(call.result ? *call.result : *call.fallback_result);
     if (i) out += ',';
-    out += "{\"callId\":";
-    json::AppendQuoted(out, call.call_id);
-    out += ",\"name\":";
-    json::AppendQuoted(out, call.name);
-    out += ",\"args\":";
-    json::AppendSerialized(out, call.args);
-    out += ",\"pending\":";
-    out += call.pending ? std::string_view(pending) : "null";
-    out += ",\"result\":";
-    out += call.result ? std::string_view(result) : "null";
-    out += ",\"isError\":";
-    out += !call.has_result ? "null" : call.is_error ? "true" : "false";
-    out += ",\"display\":{\"pending\":" + pending + ",\"result\":" + result + "}}";
+    AppendEntry(out, Presented(i));
   }
   out += "]}";
   return out;

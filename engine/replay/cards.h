@@ -32,12 +32,27 @@ bool CardsNeed(std::string_view event_type);
 // raw text: a replayed card is written out, and Infinity has no JSON form.
 json::Value ParseLoggedArguments(std::string_view text);
 
+// A generous guess of the card document's size for a log of `log_bytes`
+// (for CardBuilder::ReserveText): read cards repeat their lines, so the
+// document can outgrow the log.
+inline size_t CardsSizeHint(uint64_t log_bytes) { return static_cast<size_t>(log_bytes) * 2 + (1 << 20); }
+
 class CardBuilder {
  public:
-  CardBuilder(std::string session_id, const presenters::PresenterSet& presenters)
-      : session_id_(std::move(session_id)), presenters_(presenters) {}
+  // What the builder keeps of a presented call. kViews keeps the views, for
+  // Finish() and for diagnostics; kText keeps only the call's entry as JSON
+  // text, written while its views are fresh, for FinishText(): a replay to a
+  // file then holds no view longer than it takes to write it.
+  enum class Keep { kViews, kText };
+
+  CardBuilder(std::string session_id, const presenters::PresenterSet& presenters, Keep keep = Keep::kViews)
+      : session_id_(std::move(session_id)), presenters_(presenters), keep_(keep) {}
 
   void set_session_id(std::string id) { session_id_ = std::move(id); }
+  // Keep::kText: the document's expected size. The text then grows in place
+  // instead of by doubling copies; a generous guess costs only address space,
+  // since pages that are never written are never touched.
+  void ReserveText(size_t bytes) { text_.back().reserve(bytes); }
 
   // Feeds the next event, in seq order (events CardsNeed() rejects are ignored).
   // The rvalue form takes the result content and meta without copying them.
@@ -45,11 +60,12 @@ class CardBuilder {
   // meta of a result are released right away: memory holds views, not logs.
   void Add(log::Event&& event);
   void Add(const log::Event& event) { Add(log::Event(event)); }
-  // The card document.
+  // The card document. REQUIRES: Keep::kViews.
   json::Value Finish() const;
   // The same document as JSON text (what Serialize(Finish()) gives), written
   // directly: each view is serialized once even where the document repeats it.
-  std::string FinishText() const;
+  // With Keep::kText the text is taken out of the builder: call it once.
+  std::string FinishText();
 
   // How each call was presented, in card order: what replay-stability checks
   // report (a presenter that threw, arguments that no longer fit the schema).
@@ -78,9 +94,14 @@ class CardBuilder {
     std::optional<json::Value> fallback_result{};
     presenters::Presented pending_how = presenters::Presented::kNone, result_how = presenters::Presented::kNone;
     std::string detail{};
+    std::string text{};  // Keep::kText: the entry, presented but not yet in text_
   };
   // Fills the call's views; `content` and `meta` are the result's (absent without one).
   void Present(Call& call, const json::Value::Array* content, const json::Value* meta) const;
+  // Writes the call's entry of the card document.
+  static void AppendEntry(std::string& out, const Call& call);
+  // Keep::kText: moves the entries of presented calls, in order, into text_.
+  void FlushPresented() const;
   // The pending card shown: the tool's view or the generic one.
   static json::Value ShownPending(const Call& call);
   // The call as Finish() needs it: presented now if its result never came.
@@ -88,7 +109,14 @@ class CardBuilder {
 
   std::string session_id_;
   const presenters::PresenterSet& presenters_;
+  Keep keep_;
   mutable std::vector<Call> calls_;  // mutable: Finish() presents calls left without a result
+  // Keep::kText: the entries of calls_[0, flushed_), comma-separated (a call
+  // waits for every call before it to be presented), in blocks: one when
+  // ReserveText() guessed right, else one more per kTextBlock bytes.
+  static constexpr size_t kTextBlock = size_t{4} << 20;
+  mutable std::vector<std::string> text_ = std::vector<std::string>(1);
+  mutable size_t flushed_ = 0;
   std::map<std::string, size_t> open_;                               // callId → index, awaiting a result
   std::map<std::string, std::pair<std::string, std::string>> asked_;  // callId → (name, arguments) requested
 };

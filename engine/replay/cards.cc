@@ -1,10 +1,11 @@
 #include "engine/replay/cards.h"
 
 #include <algorithm>
-#include "engine/replay/json_access.h"
 
+#include "engine/base/big_buffer.h"
 #include "engine/json/parser.h"
 #include "engine/json/writer.h"
+#include "engine/replay/json_access.h"
 
 namespace retrace::replay {
 using json::Value;
@@ -77,7 +78,12 @@ void CardBuilder::Present(Call& call, const Value::Array* content, const Value* 
   if (content && !call.result) call.fallback_result = presenters::FallbackResult(ShownPending(call), *content);
   call.presented = true;
   if (keep_ == Keep::kText) {  // the entry is all FinishText() needs: drop the views now
-    AppendEntry(call.text, call);
+    if (static_cast<size_t>(&call - calls_.data()) == flushed_) {  // next in order: straight into the text
+      AppendEntry(BlockFor(kTextBlock / 4), call);
+      ++flushed_;
+    } else {
+      AppendEntry(call.text, call);
+    }
     call.args = Value();
     call.pending.reset();
     call.result.reset();
@@ -86,16 +92,22 @@ void CardBuilder::Present(Call& call, const Value::Array* content, const Value* 
   }
 }
 
+void CardBuilder::ReserveText(size_t bytes) { base::ReserveLarge(text_.back(), bytes); }
+
+std::string& CardBuilder::BlockFor(size_t bytes) const {
+  std::string* block = &text_.back();
+  if (block->size() + bytes + 1 > block->capacity()) {  // a new block, rather than a copy of the text so far
+    block = &text_.emplace_back();
+    base::ReserveLarge(*block, std::max(bytes + 1, kTextBlock));
+  }
+  if (flushed_) *block += ',';
+  return *block;
+}
+
 void CardBuilder::FlushPresented() const {
   for (; flushed_ < calls_.size() && calls_[flushed_].presented; ++flushed_) {
     std::string& entry = calls_[flushed_].text;
-    std::string* block = &text_.back();
-    if (block->size() + entry.size() + 1 > block->capacity()) {  // a new block, rather than a copy of the text so far
-      block = &text_.emplace_back();
-      block->reserve(std::max(entry.size() + 1, kTextBlock));
-    }
-    if (flushed_) *block += ',';
-    *block += entry;
+    BlockFor(entry.size()) += entry;
     std::string().swap(entry);
   }
 }
@@ -140,10 +152,8 @@ Value CardBuilder::Finish() const {
 }
 
 void CardBuilder::AppendEntry(std::string& out, const Call& call) {
-  const std::string pending =
-      json::Serialize(call.pending ? *call.pending : presenters::FallbackCall(call.name, call.args));
-  const std::string result =
-      !call.has_result ? "null" : json::Serialize(call.result ? *call.result : *call.fallback_result);
+  // Where the tool's own view is also the one displayed, it is written once
+  // and its text repeated.
   out += "{\"callId\":";
   json::AppendQuoted(out, call.call_id);
   out += ",\"name\":";
@@ -151,15 +161,27 @@ void CardBuilder::AppendEntry(std::string& out, const Call& call) {
   out += ",\"args\":";
   json::AppendSerialized(out, call.args);
   out += ",\"pending\":";
-  out += call.pending ? std::string_view(pending) : "null";
+  const size_t pending_at = out.size();
+  if (call.pending) json::AppendSerialized(out, *call.pending); else out += "null";
+  const size_t pending_end = out.size();
   out += ",\"result\":";
-  out += call.result ? std::string_view(result) : "null";
+  const size_t result_at = out.size();
+  if (call.result) json::AppendSerialized(out, *call.result); else out += "null";
+  const size_t result_end = out.size();
   out += ",\"isError\":";
   out += !call.has_result ? "null" : call.is_error ? "true" : "false";
   out += ",\"display\":{\"pending\":";
-  out += pending;
+  if (call.pending) {
+    out.append(out, pending_at, pending_end - pending_at);
+  } else {
+    json::AppendSerialized(out, presenters::FallbackCall(call.name, call.args));
+  }
   out += ",\"result\":";
-  out += result;
+  if (call.result || !call.has_result) {
+    out.append(out, result_at, result_end - result_at);
+  } else {
+    json::AppendSerialized(out, *call.fallback_result);
+  }
   out += "}}";
 }
 
@@ -178,7 +200,7 @@ std::string CardBuilder::FinishText() {
       out.reserve(size);
       out.insert(0, head);
     } else {
-      out.reserve(size);
+      base::ReserveLarge(out, size);
       out += head;
       for (const std::string& block : text_) out += block;
     }

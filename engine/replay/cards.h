@@ -52,7 +52,7 @@ class CardBuilder {
   // Keep::kText: the document's expected size. The text then grows in place
   // instead of by doubling copies; a generous guess costs only address space,
   // since pages that are never written are never touched.
-  void ReserveText(size_t bytes) { text_.back().reserve(bytes); }
+  void ReserveText(size_t bytes);
 
   // Feeds the next event, in seq order (events CardsNeed() rejects are ignored).
   // The rvalue form takes the result content and meta without copying them.
@@ -102,6 +102,8 @@ class CardBuilder {
   static void AppendEntry(std::string& out, const Call& call);
   // Keep::kText: moves the entries of presented calls, in order, into text_.
   void FlushPresented() const;
+  // Keep::kText: the block to write the next entry (of about `bytes`) to, comma included.
+  std::string& BlockFor(size_t bytes) const;
   // The pending card shown: the tool's view or the generic one.
   static json::Value ShownPending(const Call& call);
   // The call as Finish() needs it: presented now if its result never came.

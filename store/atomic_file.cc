@@ -38,6 +38,16 @@ std::string RandomHex(int n) {
 }  // namespace
 
 Result<AtomicFile> AtomicFile::Create(const std::string& path) {
+  // A device, FIFO or socket (/dev/null, /dev/stdout, a named pipe) is a
+  // stream, not a file to replace: renaming over it would swap the device
+  // for a regular file. It is written in place.
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) return Status::InvalidArgument(path + " is a directory, not a file to write");
+    const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return Errno("cannot open " + path);
+    return AtomicFile(path, /*tmp=*/"", fd);
+  }
   const std::string tmp = path + "." + RandomHex(12) + ".tmp";
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return Errno("cannot create " + tmp);
@@ -52,7 +62,7 @@ AtomicFile::AtomicFile(AtomicFile&& o) noexcept
 
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) close(fd_);
-  if (!committed_) unlink(tmp_.c_str());
+  if (!committed_ && !tmp_.empty()) unlink(tmp_.c_str());
 }
 
 Status AtomicFile::Append(std::string_view bytes) {
@@ -60,7 +70,7 @@ Status AtomicFile::Append(std::string_view bytes) {
     const ssize_t n = write(fd_, bytes.data(), bytes.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      return Errno("cannot write " + tmp_);
+      return Errno("cannot write " + (tmp_.empty() ? path_ : tmp_));
     }
     bytes.remove_prefix(static_cast<size_t>(n));
   }
@@ -68,6 +78,12 @@ Status AtomicFile::Append(std::string_view bytes) {
 }
 
 Status AtomicFile::Commit(bool overwrite) {
+  if (tmp_.empty()) {  // a stream: written in place, nothing to publish
+    const int rc = close(fd_);
+    fd_ = -1;
+    committed_ = true;
+    return rc == 0 ? Status::Ok() : Errno("cannot write " + path_);
+  }
   if (fsync(fd_) != 0) return Errno("cannot fsync " + tmp_);
   close(fd_);
   fd_ = -1;

@@ -2,6 +2,9 @@
 // Data goes to `<path>.<random>.tmp` (O_EXCL, mode 0600), is fsynced, then
 // published with link() (no overwrite) or rename() (overwrite), and the
 // directory is fsynced. An uncommitted AtomicFile removes its temp file.
+// A path naming a device, FIFO or socket (/dev/null, /dev/stdout, a named
+// pipe) is written in place: there is no file to replace, and a rename would
+// replace the device itself. A directory is refused.
 #ifndef RETRACE_STORE_ATOMIC_FILE_H_
 #define RETRACE_STORE_ATOMIC_FILE_H_
 

@@ -19,6 +19,7 @@
 #include "store/atomic_file.h"
 #include "store/dsh_layout.h"
 #include "store/event_source.h"
+#include "store/fast_json_parser.h"
 
 namespace retrace::check {
 namespace {
@@ -113,9 +114,12 @@ void KeepResult(const log::Event& e, std::map<std::string, LoggedResult>& result
   results[id->as_string()] = std::move(r);
 }
 
-Result<Replay> ReplayOnce(const Source& source, const presenters::PresenterSet& presenters, bool keep_results) {
+// With `views` false only the text is kept (Replay::doc stays null): enough
+// for the determinism check, which parses the text only if it differs.
+Result<Replay> ReplayOnce(const Source& source, const presenters::PresenterSet& presenters, bool keep_results,
+                          bool views = true) {
   Replay r;
-  replay::CardBuilder builder("", presenters);
+  replay::CardBuilder builder("", presenters, views ? replay::CardBuilder::Keep::kViews : replay::CardBuilder::Keep::kText);
   auto need = [](std::string_view type) { return replay::CardsNeed(type) || !log::IsKnownEventType(type); };
   ASSIGN_OR_RETURN(r.session_id, source.read(need, [&](log::Event&& e) {
     if (!log::IsKnownEventType(e.type)) {
@@ -132,9 +136,9 @@ Result<Replay> ReplayOnce(const Source& source, const presenters::PresenterSet& 
     return Status::Ok();
   }));
   builder.set_session_id(r.session_id);
+  if (views) r.doc = builder.Finish();  // shares its views with the builder: no copy
   r.text = builder.FinishText() + "\n";
   r.diagnostics = builder.CallDiagnostics();
-  ASSIGN_OR_RETURN(r.doc, json::Parse(r.text));
   return r;
 }
 
@@ -280,13 +284,14 @@ SessionCheck CheckSession(const Source& source, const CheckOptions& o, const pre
   out.calls = static_cast<int64_t>(first->diagnostics.size());
   for (const std::string& u : first->unknown)
     unreadable("unknown event type " + u + " is not marked ignorable: this build cannot replay it");
-  Result<Replay> second = ReplayOnce(source, presenters, false);
+  Result<Replay> second = ReplayOnce(source, presenters, false, /*views=*/false);
   if (!second.ok()) return unreadable(second.status().message());
   if (second->text != first->text) {
     Divergence v;
     v.finding = Finding::kNondeterministic;
     v.detail = "two replays of the same log gave different cards";
-    if (auto diff = FirstDifference(first->doc, second->doc)) {
+    const Result<Value> second_doc = store::FastJsonParser().Parse(second->text);
+    if (auto diff = second_doc.ok() ? FirstDifference(first->doc, *second_doc) : std::nullopt) {
       v.path = diff->path;
       v.expected = diff->expected;
       v.actual = diff->actual;
@@ -320,7 +325,7 @@ SessionCheck CheckSession(const Source& source, const CheckOptions& o, const pre
     return out;
   }
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  Result<Value> reference = json::Parse(text);
+  Result<Value> reference = store::FastJsonParser().Parse(text);
   if (!reference.ok()) return unreadable("the reference " + path + " is not JSON: " + reference.status().message());
   out.has_reference = true;
   CompareWithReference(*first, *reference, out);

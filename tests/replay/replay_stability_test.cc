@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <memory>
 
 #include "presenters/reference_tools.h"
 #include "tests/test_util.h"
@@ -82,6 +83,32 @@ TEST(ReplayStabilityTest, APresenterThatThrowsIsAHardFailure) {
   // The edit card falls back to the generic one (so it differs), and the throw is reported apart.
   EXPECT_EQ(ReplayFindings(kCorpus + "/good/good-edit-inject.jsonl", kGolden, {.presenters = &throwing}),
             (std::set<std::string>{"differs", "threw"}));
+}
+
+TEST(ReplayStabilityTest, APresenterWithHiddenStateIsCaughtByTheSecondReplay) {
+  // An impure presenter: the edit card counts how often it was made, so the
+  // two replays of one log differ, and the report says where.
+  auto made = std::make_shared<int>(0);
+  presenters::PresenterSet counting;
+  for (const std::string& name : presenters::ReferencePresenters().Names()) {
+    const presenters::ToolPresenter& p = *presenters::ReferencePresenters().Find(name);
+    presenters::PresentResultFn result = p.present_result;
+    if (name == "edit") result = [made](const json::Value&, const presenters::DurableResult&) -> std::optional<json::Value> {
+      return json::Value::MakeObject({{"card", "generic"}, {"title", "edit #" + std::to_string(++*made)}});
+    };
+    ASSERT_TRUE(counting.Add(name, presenters::ReferenceParameters(name), p.present_call, result).ok());
+  }
+  check::CheckOptions o;
+  o.presenters = &counting;
+  auto report = check::CheckInputs({kCorpus + "/good/good-edit-inject.jsonl"}, o);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->sessions.size(), 1u);
+  const auto& findings = report->sessions[0].findings;
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].finding, check::Finding::kNondeterministic);
+  EXPECT_THAT(findings[0].path, ::testing::EndsWith("/result/title"));
+  EXPECT_EQ(findings[0].expected, "\"edit #1\"");
+  EXPECT_FALSE(report->Clean(/*strict=*/false));
 }
 
 // What `migrate --rewrite` verifies with: two stores' cards, compared call by call.

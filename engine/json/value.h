@@ -35,11 +35,14 @@ namespace retrace::json {
 namespace internal {
 
 // Recycled blocks of one size, per thread. A block freed on another thread
-// joins that thread's list; each list keeps at most kMaxFree blocks.
+// joins that thread's list; each list keeps at most kMaxFree blocks and is
+// freed when its thread ends (after which the thread uses the heap directly,
+// for values destroyed later, such as statics).
 template <size_t kSize>
 class BoxPool {
  public:
   static void* Take(size_t size) {
+    if (ended) return ::operator new(size);
     List& l = list();
     if (!l.head) return ::operator new(size);
     Node* n = l.head;
@@ -48,6 +51,7 @@ class BoxPool {
     return n;
   }
   static void Give(void* p) {
+    if (ended) return ::operator delete(p);
     List& l = list();
     if (l.count >= kMaxFree) return ::operator delete(p);
     l.head = new (p) Node{l.head};
@@ -64,6 +68,7 @@ class BoxPool {
     Node* head = nullptr;
     size_t count = 0;
     ~List() {
+      ended = true;
       while (head) ::operator delete(std::exchange(head, head->next));
     }
   };
@@ -71,6 +76,7 @@ class BoxPool {
     thread_local List l;
     return l;
   }
+  static inline thread_local bool ended = false;  // trivially destructible: readable until the thread is gone
 };
 
 // A reference-counted box for a container, copied on write. Null stands for
@@ -104,7 +110,6 @@ class Shared {
   }
   // False when this value alone holds a non-empty container (so it may take it apart).
   bool empty_or_shared() const { return !box_ || box_->data.empty() || box_->refs.load(std::memory_order_acquire) != 1; }
-  bool same(const Shared& other) const { return box_ == other.box_; }
 
  private:
   struct Box {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <thread>
 #include <utility>
 
 #include "engine/json/writer.h"
@@ -123,6 +124,23 @@ TEST(JsonValueTest, DeepValuesCopyCompareAndDestroyWithoutRecursion) {
   EXPECT_EQ(Serialize(*v), text);
   changed = Value();
   v = Value();
+}
+
+TEST(JsonValueTest, SharedContainersMayBeCopiedChangedAndDroppedOnSeveralThreads) {
+  const Value shared = Parse(R"({"lines":[{"n":1,"text":"a"},{"n":2,"text":"b"}],"path":"p"})").value();
+  auto work = [&shared](int id) {
+    for (int i = 0; i < 20000; ++i) {
+      Value copy = shared;  // shares, on every thread at once
+      copy.Find("lines")->as_array()[i % 2].Set("text", std::to_string(id));
+      Value again = copy;
+      again.Set("path", "q");
+      ASSERT_EQ(copy.Find("lines")->as_array()[i % 2].Find("text")->as_string(), std::to_string(id));
+    }
+  };
+  std::thread a(work, 1), b(work, 2);
+  a.join();
+  b.join();
+  EXPECT_EQ(Serialize(shared), R"({"lines":[{"n":1,"text":"a"},{"n":2,"text":"b"}],"path":"p"})");
 }
 
 TEST(JsonValueTest, CopiesShareContainersUntilOneIsChanged) {

@@ -13,6 +13,7 @@
 #ifndef RETRACE_ENGINE_REPLAY_CARDS_H_
 #define RETRACE_ENGINE_REPLAY_CARDS_H_
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <string_view>
@@ -34,8 +35,13 @@ json::Value ParseLoggedArguments(std::string_view text);
 
 // A generous guess of the card document's size for a log of `log_bytes`
 // (for CardBuilder::ReserveText): read cards repeat their lines, so the
-// document can outgrow the log.
-inline size_t CardsSizeHint(uint64_t log_bytes) { return static_cast<size_t>(log_bytes) * 2 + (1 << 20); }
+// document can outgrow the log. Capped, so that a huge log never asks for
+// more address space than the machine will grant; past the cap the document
+// grows in blocks.
+inline size_t CardsSizeHint(uint64_t log_bytes) {
+  constexpr uint64_t kCap = uint64_t{1} << 30;
+  return static_cast<size_t>(std::min(log_bytes * 2 + (1 << 20), kCap));
+}
 
 class CardBuilder {
  public:

@@ -46,7 +46,7 @@ Command ExportCommand() {
           [](CLI::App& sub, Context& ctx) -> Handler {
             auto a = std::make_shared<Args>();
             sub.add_option("session", a->session, "Session id")->required();
-            sub.add_option("-o,--output", a->output, "Write to FILE (atomically) instead of stdout");
+            sub.add_option("-o,--output", a->output, kOutputFileHelp);
             sub.add_flag("--zstd", a->zstd, "Write checksummed zstd frames, as dsh's zstd backend does");
             sub.add_option("--dsh-root", a->dsh_root,
                            "Write into a dsh root: DIR/<projectKey(cwd)>/<encodeSegment(id)>/session.jsonl[.zstd]; "

@@ -89,7 +89,7 @@ Command ReplayCommand() {
                 ->required();
             sub.add_option("--format", a->format, "cards (default), transcript, text or html")
                 ->check(CLI::IsMember({"cards", "transcript", "text", "html"}));
-            sub.add_option("-o,--output", a->output, "Write to FILE (atomically) instead of stdout");
+            sub.add_option("-o,--output", a->output, kOutputFileHelp);
             sub.footer(
                 "cards       one JSON document {sessionId, calls:[{callId, name, args, pending, result, isError,\n"
                 "            display:{pending, result}}]}: each call's own views from the tool's presenters\n"

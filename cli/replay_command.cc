@@ -12,6 +12,7 @@
 #include "presenters/reference_tools.h"
 #include "store/atomic_file.h"
 #include "store/event_source.h"
+#include "store/jsonl_reader.h"
 
 namespace retrace::cli {
 namespace {
@@ -66,7 +67,35 @@ Result<std::string> Render(const Context& ctx, const Args& a) {
   return replay::RenderText(transcript, color);
 }
 
+// Cards into a file are written as they are made, a few megabytes at a time,
+// into AtomicFile's temporary file: memory holds a block, not the document,
+// and the file appears only once it is complete.
+Status WriteCardsFile(const Context& ctx, const Args& a) {
+  constexpr size_t kDrainBytes = size_t{8} << 20;
+  std::string id = a.source;  // the document's head names the session before any call
+  if (IsFile(a.source)) {
+    ASSIGN_OR_RETURN(std::unique_ptr<store::JsonlReader> reader, store::JsonlReader::Open(a.source));
+    id = reader->header().id;
+  }
+  ASSIGN_OR_RETURN(store::AtomicFile file, store::AtomicFile::Create(a.output));
+  replay::CardBuilder builder(id, presenters::ReferencePresenters(), replay::CardBuilder::Keep::kText);
+  builder.ReserveText(2 * kDrainBytes);
+  auto write = [&](std::string_view text) { return file.Append(text); };
+  RETURN_IF_ERROR(ReadSource(ctx, a.source, replay::CardsNeed, [&](log::Event&& e) {
+                    builder.Add(std::move(e));
+                    return builder.text_size() >= kDrainBytes ? builder.DrainText(write) : Status::Ok();
+                  }).status());
+  std::string rest = builder.FinishText();
+  rest += '\n';
+  RETURN_IF_ERROR(file.Append(rest));
+  return file.Commit(/*overwrite=*/true);
+}
+
 int Run(const Context& ctx, const Args& a) {
+  if (a.format == "cards" && !a.output.empty()) {
+    const Status st = WriteCardsFile(ctx, a);
+    return st.ok() ? kExitOk : ctx.Fail(st);
+  }
   Result<std::string> out = Render(ctx, a);
   if (!out.ok()) return ctx.Fail(out.status());
   if (!a.output.empty()) {

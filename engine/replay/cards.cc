@@ -185,15 +185,42 @@ void CardBuilder::AppendEntry(std::string& out, const Call& call) {
   out += "}}";
 }
 
-std::string CardBuilder::FinishText() {
+std::string CardBuilder::Head() const {
   std::string head = "{\"sessionId\":";
   json::AppendQuoted(head, session_id_);
   head += ",\"calls\":[";
+  return head;
+}
+
+size_t CardBuilder::text_size() const {
+  size_t size = 0;
+  for (const std::string& block : text_) size += block.size();
+  return size;
+}
+
+Status CardBuilder::DrainText(const std::function<Status(std::string_view)>& write) {
+  if (!head_drained_) {
+    RETURN_IF_ERROR(write(Head()));
+    head_drained_ = true;
+  }
+  for (const std::string& block : text_) {
+    if (!block.empty()) RETURN_IF_ERROR(write(block));
+  }
+  // Keep the roomiest block for what follows.
+  std::swap(text_.front(), *std::max_element(text_.begin(), text_.end(), [](const std::string& a, const std::string& b) {
+    return a.capacity() < b.capacity();
+  }));
+  text_.resize(1);
+  text_.front().clear();  // keeps its capacity: the next entries reuse the same pages
+  return Status::Ok();
+}
+
+std::string CardBuilder::FinishText() {
+  const std::string head = head_drained_ ? "" : Head();
   if (keep_ == Keep::kText) {
     for (size_t i = flushed_; i < calls_.size(); ++i) Presented(i);  // calls left without a result
     FlushPresented();
-    size_t size = head.size() + 3;  // room for "]}\n": callers end the document with a newline
-    for (const std::string& block : text_) size += block.size();
+    const size_t size = head.size() + text_size() + 3;  // room for "]}\n": callers end the document with a newline
     std::string out;
     if (text_.size() == 1) {  // it was reserved big enough: the head goes in front, in place
       out = std::move(text_.front());
@@ -208,7 +235,7 @@ std::string CardBuilder::FinishText() {
     out += "]}";
     return out;
   }
-  std::string out = std::move(head);
+  std::string out = head;
   for (size_t i = 0; i < calls_.size(); ++i) {
     if (i) out += ',';
     AppendEntry(out, Presented(i));

@@ -14,6 +14,7 @@
 #define RETRACE_ENGINE_REPLAY_CARDS_H_
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -70,8 +71,17 @@ class CardBuilder {
   json::Value Finish() const;
   // The same document as JSON text (what Serialize(Finish()) gives), written
   // directly: each view is serialized once even where the document repeats it.
-  // With Keep::kText the text is taken out of the builder: call it once.
+  // With Keep::kText the text is taken out of the builder: call it once, and
+  // after DrainText() it is only the rest of the document.
   std::string FinishText();
+  // Keep::kText: hands the document written so far to `write` (its head at
+  // the first call, so the session id must be set by then; then the calls
+  // presented in order since) and keeps the buffer's memory for what follows.
+  // A writer to a file drains every few megabytes, so memory holds a block,
+  // not the document.
+  Status DrainText(const std::function<Status(std::string_view)>& write);
+  // Keep::kText: bytes written and not yet drained.
+  size_t text_size() const;
 
   // How each call was presented, in card order: what replay-stability checks
   // report (a presenter that threw, arguments that no longer fit the schema).
@@ -104,6 +114,8 @@ class CardBuilder {
   };
   // Fills the call's views; `content` and `meta` are the result's (absent without one).
   void Present(Call& call, const json::Value::Array* content, const json::Value* meta) const;
+  // `{"sessionId":…,"calls":[`
+  std::string Head() const;
   // Writes the call's entry of the card document.
   static void AppendEntry(std::string& out, const Call& call);
   // Keep::kText: moves the entries of presented calls, in order, into text_.
@@ -125,6 +137,7 @@ class CardBuilder {
   static constexpr size_t kTextBlock = size_t{4} << 20;
   mutable std::vector<std::string> text_ = std::vector<std::string>(1);
   mutable size_t flushed_ = 0;
+  bool head_drained_ = false;  // DrainText() wrote the document's head
   std::map<std::string, size_t> open_;                               // callId → index, awaiting a result
   std::map<std::string, std::pair<std::string, std::string>> asked_;  // callId → (name, arguments) requested
 };

@@ -14,6 +14,7 @@
 #include "presenters/reference_tools.h"
 #include "store/event_source.h"
 #include "store/importer.h"
+#include "store/jsonl_reader.h"
 #include "store/migrations.h"
 #include "tests/test_util.h"
 
@@ -28,6 +29,30 @@ using retrace::testing::TempDir;
 std::string Golden(const std::string& fixture) {
   return ReadFile(std::string(RETRACE_SOURCE_DIR) + "/tests/golden/cards/" +
                   fixture.substr(0, fixture.find(".jsonl")) + ".cards.json");
+}
+
+// The cards of a file as `retrace replay -o` writes them: the text drained
+// after every event (the session id is set first, as the head needs it).
+std::string DrainedAfterEveryEvent(const std::string& path) {
+  std::string id;
+  {
+    auto reader = store::JsonlReader::Open(path);
+    EXPECT_TRUE(reader.ok());
+    if (reader.ok()) id = (*reader)->header().id;
+  }
+  CardBuilder builder(id, presenters::ReferencePresenters(), CardBuilder::Keep::kText);
+  builder.ReserveText(1 << 16);  // the block is reused after each drain
+  std::string out;
+  auto write = [&](std::string_view part) {
+    out += part;
+    return Status::Ok();
+  };
+  Result<std::string> read = store::ReadFileEvents(path, CardsNeed, [&](log::Event&& e) {
+    builder.Add(std::move(e));
+    return builder.DrainText(write);
+  });
+  EXPECT_TRUE(read.ok()) << read.status().message();
+  return out + builder.FinishText() + "\n";
 }
 
 // The cards of a file, built both ways: keeping the views, and keeping only
@@ -48,6 +73,7 @@ std::string CardsFromFile(const std::string& path) {
     texts[keep == CardBuilder::Keep::kText] = builder.FinishText() + "\n";
   }
   EXPECT_EQ(texts[1], texts[0]) << path;
+  EXPECT_EQ(DrainedAfterEveryEvent(path), texts[1]) << path;
   return texts[1];
 }
 

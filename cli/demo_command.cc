@@ -77,9 +77,7 @@ int Run(const Context& ctx, const DemoOptions& opt) {
   const bool color = isatty(fileno(ctx.out)) && std::getenv("NO_COLOR") == nullptr;
   std::fputs(replay::RenderText(transcript, color).c_str(), ctx.out);
 
-  Result<store::AtomicFile> html = store::AtomicFile::Create(opt.html);
-  st = html.ok() ? html->Append(replay::RenderHtml(transcript)) : html.status();
-  if (st.ok()) st = html->Commit(/*overwrite=*/true);
+  st = store::WriteFileAtomically(opt.html, replay::RenderHtml(transcript));
   if (!st.ok()) return ctx.Fail(st);
   if (!opt.keep_workspace) std::filesystem::remove_all(dir);
   std::fprintf(ctx.out, "\n%s into %s\nwrote %s%s%s\n", Summary(*outcome).c_str(), ctx.db_path.c_str(),

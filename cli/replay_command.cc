@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 
 #include "cli/command.h"
 #include "cli/exit_codes.h"
@@ -38,22 +39,32 @@ Result<std::string> ReadSource(const Context& ctx, const std::string& source, co
   return source;
 }
 
-Result<std::string> Render(const Context& ctx, const Args& a) {
-  const presenters::PresenterSet& tools = presenters::ReferencePresenters();
-  if (a.format == "cards") {
-    replay::CardBuilder builder("", tools, replay::CardBuilder::Keep::kText);
+// The card document, handed to `write` as it is made: every `drain_bytes`,
+// so that memory holds a block rather than the document, or all at the end
+// (drain_bytes 0), so that a reader never sees part of a failed replay.
+Status WriteCards(const Context& ctx, const Args& a, size_t drain_bytes,
+                  const std::function<Status(std::string_view)>& write) {
+  std::string id = a.source;  // the document's head names the session before any call
+  size_t reserve = drain_bytes ? 2 * drain_bytes : 0;
+  if (IsFile(a.source)) {
+    ASSIGN_OR_RETURN(std::unique_ptr<store::JsonlReader> reader, store::JsonlReader::Open(a.source));
+    id = reader->header().id;
     std::error_code ec;
-    if (IsFile(a.source)) builder.ReserveText(replay::CardsSizeHint(std::filesystem::file_size(a.source, ec)));
-    ASSIGN_OR_RETURN(std::string id, ReadSource(ctx, a.source, replay::CardsNeed, [&](log::Event&& e) {
-                       builder.Add(std::move(e));
-                       return Status::Ok();
-                     }));
-    builder.set_session_id(std::move(id));
-    std::string text = builder.FinishText();
-    text += '\n';
-    return text;
+    if (!drain_bytes) reserve = replay::CardsSizeHint(std::filesystem::file_size(a.source, ec));
   }
-  replay::TranscriptBuilder builder("", tools);
+  replay::CardBuilder builder(id, presenters::ReferencePresenters(), replay::CardBuilder::Keep::kText);
+  builder.ReserveText(reserve);
+  RETURN_IF_ERROR(ReadSource(ctx, a.source, replay::CardsNeed, [&](log::Event&& e) {
+                    builder.Add(std::move(e));
+                    return drain_bytes && builder.text_size() >= drain_bytes ? builder.DrainText(write) : Status::Ok();
+                  }).status());
+  RETURN_IF_ERROR(builder.DrainText(write));
+  return write(builder.FinishText() + "\n");
+}
+
+// Transcript, text or HTML: rendered whole.
+Result<std::string> Render(const Context& ctx, const Args& a) {
+  replay::TranscriptBuilder builder("", presenters::ReferencePresenters());
   ASSIGN_OR_RETURN(std::string id, ReadSource(ctx, a.source, replay::TranscriptNeeds, [&](log::Event&& e) {
                      builder.Add(std::move(e));
                      return Status::Ok();
@@ -67,45 +78,27 @@ Result<std::string> Render(const Context& ctx, const Args& a) {
   return replay::RenderText(transcript, color);
 }
 
-// Cards into a file are written as they are made, a few megabytes at a time,
-// into AtomicFile's temporary file: memory holds a block, not the document,
-// and the file appears only once it is complete.
-Status WriteCardsFile(const Context& ctx, const Args& a) {
-  constexpr size_t kDrainBytes = size_t{8} << 20;
-  std::string id = a.source;  // the document's head names the session before any call
-  if (IsFile(a.source)) {
-    ASSIGN_OR_RETURN(std::unique_ptr<store::JsonlReader> reader, store::JsonlReader::Open(a.source));
-    id = reader->header().id;
+Status WriteStdout(const Context& ctx, std::string_view text) {
+  return std::fwrite(text.data(), 1, text.size(), ctx.out) == text.size() ? Status::Ok()
+                                                                            : Status::IoError("cannot write to stdout");
+}
+
+Status Replay(const Context& ctx, const Args& a) {
+  if (a.format == "cards" && !a.output.empty()) {
+    // Into AtomicFile's temporary file as the cards are made: the file
+    // appears only once it is complete.
+    ASSIGN_OR_RETURN(store::AtomicFile file, store::AtomicFile::Create(a.output));
+    RETURN_IF_ERROR(WriteCards(ctx, a, size_t{8} << 20, [&](std::string_view text) { return file.Append(text); }));
+    return file.Commit(/*overwrite=*/true);
   }
-  ASSIGN_OR_RETURN(store::AtomicFile file, store::AtomicFile::Create(a.output));
-  replay::CardBuilder builder(id, presenters::ReferencePresenters(), replay::CardBuilder::Keep::kText);
-  builder.ReserveText(2 * kDrainBytes);
-  auto write = [&](std::string_view text) { return file.Append(text); };
-  RETURN_IF_ERROR(ReadSource(ctx, a.source, replay::CardsNeed, [&](log::Event&& e) {
-                    builder.Add(std::move(e));
-                    return builder.text_size() >= kDrainBytes ? builder.DrainText(write) : Status::Ok();
-                  }).status());
-  std::string rest = builder.FinishText();
-  rest += '\n';
-  RETURN_IF_ERROR(file.Append(rest));
-  return file.Commit(/*overwrite=*/true);
+  if (a.format == "cards") return WriteCards(ctx, a, 0, [&](std::string_view text) { return WriteStdout(ctx, text); });
+  ASSIGN_OR_RETURN(std::string out, Render(ctx, a));
+  return a.output.empty() ? WriteStdout(ctx, out) : store::WriteFileAtomically(a.output, out);
 }
 
 int Run(const Context& ctx, const Args& a) {
-  if (a.format == "cards" && !a.output.empty()) {
-    const Status st = WriteCardsFile(ctx, a);
-    return st.ok() ? kExitOk : ctx.Fail(st);
-  }
-  Result<std::string> out = Render(ctx, a);
-  if (!out.ok()) return ctx.Fail(out.status());
-  if (!a.output.empty()) {
-    Result<store::AtomicFile> file = store::AtomicFile::Create(a.output);
-    Status st = file.ok() ? file->Append(*out) : file.status();
-    if (st.ok()) st = file->Commit(/*overwrite=*/true);
-    return st.ok() ? kExitOk : ctx.Fail(st);
-  }
-  return std::fwrite(out->data(), 1, out->size(), ctx.out) == out->size() ? kExitOk
-                                                                          : ctx.Fail(Status::IoError("cannot write to stdout"));
+  const Status st = Replay(ctx, a);
+  return st.ok() ? kExitOk : ctx.Fail(st);
 }
 
 }  // namespace

@@ -100,6 +100,12 @@ Status AtomicFile::Commit(bool overwrite) {
   return SyncDirectory(ParentOf(path_));
 }
 
+Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
+  ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path));
+  RETURN_IF_ERROR(file.Append(bytes));
+  return file.Commit(/*overwrite=*/true);
+}
+
 Status MakeDirectories(const std::string& dir) {
   std::filesystem::path p(dir);
   std::filesystem::path cur;

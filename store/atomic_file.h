@@ -34,6 +34,9 @@ class AtomicFile {
   bool committed_ = false;
 };
 
+// Writes `bytes` as the whole of `path` through an AtomicFile, replacing any file there.
+Status WriteFileAtomically(const std::string& path, std::string_view bytes);
+
 // Creates `dir` and its missing parents with mode 0700, fsyncing each parent.
 Status MakeDirectories(const std::string& dir);
 

@@ -30,13 +30,20 @@ using json::Value;
 // One session to check: where it comes from, and how to read its events.
 struct Source {
   std::string label;
+  // The name of its golden document, `<name>.cards.json`: a log file's name without
+  // `.jsonl`/`.jsonl.zstd` (a crashed and a repaired log of one session are two
+  // references); empty for a stored session, which uses its session id.
+  std::string reference_name;
   std::function<Result<std::string>(const store::TypeFilter&, const store::EventSink&)> read;
 };
 
-bool IsLog(const fs::path& p) {
+// The file name without its log extension, or nullopt when it is not a log's.
+std::optional<std::string> LogStem(const fs::path& p) {
   const std::string name = p.filename().string();
-  auto ends = [&](std::string_view s) { return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0; };
-  return ends(".jsonl") || ends(".jsonl.zstd");
+  for (std::string_view ext : {std::string_view(".jsonl"), std::string_view(".jsonl.zstd")})
+    if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0)
+      return name.substr(0, name.size() - ext.size());
+  return std::nullopt;
 }
 
 bool IsSqlite(const std::string& path) {
@@ -47,7 +54,7 @@ bool IsSqlite(const std::string& path) {
 }
 
 Source FileSource(const std::string& path) {
-  return {path, [path](const store::TypeFilter& need, const store::EventSink& sink) {
+  return {path, LogStem(path).value_or(fs::path(path).filename().string()), [path](const store::TypeFilter& need, const store::EventSink& sink) {
             return store::ReadFileEvents(path, need, sink);
           }};
 }
@@ -57,7 +64,7 @@ Status AddSources(const std::string& input, std::vector<Source>& out) {
   if (fs::is_directory(input, ec)) {
     std::vector<std::string> logs;
     for (auto it = fs::recursive_directory_iterator(input, ec); !ec && it != fs::recursive_directory_iterator(); ++it)
-      if (it->is_regular_file() && IsLog(it->path())) logs.push_back(it->path().string());
+      if (it->is_regular_file() && LogStem(it->path())) logs.push_back(it->path().string());
     std::sort(logs.begin(), logs.end());
     for (const std::string& log : logs) out.push_back(FileSource(log));
     return Status::Ok();
@@ -74,7 +81,7 @@ Status AddSources(const std::string& input, std::vector<Source>& out) {
   ASSIGN_OR_RETURN(std::vector<store::SessionSummary> sessions, db->ListSessions());
   std::sort(sessions.begin(), sessions.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   for (const store::SessionSummary& s : sessions) {
-    out.push_back({input + " " + s.id, [db, id = s.id](const store::TypeFilter& need, const store::EventSink& sink) -> Result<std::string> {
+    out.push_back({input + " " + s.id, "", [db, id = s.id](const store::TypeFilter& need, const store::EventSink& sink) -> Result<std::string> {
                      RETURN_IF_ERROR(store::ReadStoredEvents(*db, id, need, sink));
                      return id;
                    }});
@@ -264,11 +271,14 @@ void Fuzz(const Replay& r, const presenters::PresenterSet& presenters, int round
   }
 }
 
-std::string GoldenPath(const std::string& dir, const std::string& session_id) {
-  return dir + "/" + store::EncodeSegment(session_id) + ".cards.json";
+std::string GoldenPath(const std::string& dir, const Source& source, const std::string& session_id) {
+  const std::string& name = source.reference_name.empty() ? session_id : source.reference_name;
+  return dir + "/" + store::EncodeSegment(name) + ".cards.json";
 }
 
-SessionCheck CheckSession(const Source& source, const CheckOptions& o, const presenters::PresenterSet& presenters) {
+// `claimed`: the golden documents earlier sessions of this run compared with or wrote, by path.
+SessionCheck CheckSession(const Source& source, const CheckOptions& o, const presenters::PresenterSet& presenters,
+                          std::map<std::string, std::string>& claimed) {
   SessionCheck out;
   out.source = source.label;
   auto unreadable = [&](const std::string& detail) {
@@ -307,7 +317,10 @@ SessionCheck CheckSession(const Source& source, const CheckOptions& o, const pre
     }
     return out;
   }
-  const std::string path = GoldenPath(*o.golden_dir, out.session_id);
+  const std::string path = GoldenPath(*o.golden_dir, source, out.session_id);
+  if (!claimed.emplace(path, source.label).second)
+    return unreadable("its reference " + path + " is also " + claimed[path] +
+                      "'s: a golden directory holds one card document per log file name or stored session id");
   if (o.update_golden) {
     std::error_code ec;
     fs::create_directories(*o.golden_dir, ec);
@@ -380,8 +393,9 @@ Result<CheckReport> CheckInputs(const std::vector<std::string>& inputs, const Ch
   for (const std::string& input : inputs) RETURN_IF_ERROR(AddSources(input, sources));
   if (sources.empty()) return Status::NotFound("no sessions to check: no .jsonl or .jsonl.zstd logs, and no stored sessions, in the inputs");
   CheckReport report;
+  std::map<std::string, std::string> claimed;
   for (const Source& s : sources) {
-    report.sessions.push_back(CheckSession(s, options, presenters));
+    report.sessions.push_back(CheckSession(s, options, presenters, claimed));
     if (options.progress) options.progress(report.sessions.size(), sources.size());
   }
   return report;

@@ -2,9 +2,11 @@
 // replays sessions through the current presenters and compares the cards
 // with a reference, reporting every divergence, not just the first.
 //
-// The reference is a golden directory: one card document per session,
-// `<golden>/<session id>.cards.json`, exactly what `retrace replay --format
-// cards` writes (`--update-golden` writes them). Without one, the reference
+// The reference is a golden directory: one card document per log file,
+// `<golden>/<file name without .jsonl or .jsonl.zstd>.cards.json`, and per
+// stored session, `<golden>/<session id>.cards.json`, exactly what `retrace
+// replay --format cards` writes (`--update-golden` writes them). Two inputs
+// of one run that name the same document are a finding, not an overwrite. Without one, the reference
 // is the card snapshots the recorder wrote at run time (`retrace/cards`
 // events: each call's pending and result views, with the presenter version);
 // a log without either gets the presenters' health and determinism checked.

@@ -45,7 +45,7 @@ Command CheckCommand() {
           [](CLI::App& sub, Context& ctx) -> Handler {
             auto a = std::make_shared<Args>();
             sub.add_option("inputs", a->inputs, "Retrace databases, dsh JSONL logs, or directories of logs")->required();
-            sub.add_option("--golden", a->golden, "Directory of reference card documents, <session>.cards.json");
+            sub.add_option("--golden", a->golden, "Directory of reference card documents: <log file name>.cards.json for a log, <session id>.cards.json for a stored session");
             auto* update = sub.add_flag("--update-golden", a->update_golden,
                                         "Write each session's current cards to --golden instead of comparing");
             update->needs(sub.get_option("--golden"));

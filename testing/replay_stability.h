@@ -8,7 +8,8 @@
 //   }
 //
 // The corpus is a directory of dsh JSONL logs (or a retrace database); the
-// golden directory holds one reference card document per session, written by
+// golden directory holds one reference card document per log file (or stored
+// session), written by
 // `retrace check <corpus> --golden <dir> --update-golden`. On failure the
 // message lists every finding, grouped per session (docs/REPLAY-STABILITY.md).
 #ifndef RETRACE_TESTING_REPLAY_STABILITY_H_

@@ -194,11 +194,34 @@ TEST_F(CliTest, CheckPassesOnTheFixturesAndARecordedSessionAndFindsDivergences) 
   EXPECT_EQ(Retrace("check " + fixtures + "/s1-tools-inject.jsonl --golden " + dir_ / "golden").code, 0);
   std::string log = ReadFile(fixtures + "/s1-tools-inject.jsonl");
   log.replace(log.find(R"("oldText":"export function add)"), 28, R"("oldText":"export function sum)");
-  retrace::testing::WriteFile(dir_ / "changed.jsonl", log);
-  Outcome diverged = Retrace("check " + dir_ / "changed.jsonl --golden " + dir_ / "golden --json");
+  std::filesystem::create_directories(dir_ / "changed");  // same file name: same reference
+  retrace::testing::WriteFile(dir_ / "changed/s1-tools-inject.jsonl", log);
+  Outcome diverged = Retrace("check " + dir_ / "changed/s1-tools-inject.jsonl --golden " + dir_ / "golden --json");
   EXPECT_EQ(diverged.code, 1);
   EXPECT_THAT(diverged.out, HasSubstr(R"("finding":"differs","severity":"error","seq":65,"callId":"call_edit_02","tool":"edit")"));
   EXPECT_THAT(diverged.out, HasSubstr(R"("path":"/result/diffs/0/oldText")"));
+}
+
+TEST_F(CliTest, CheckNamesGoldenDocumentsByLogFileAndRefusesTwoInputsSharingOne) {
+  // The upstream-generated golden cards are named by fixture file: the crashed and the
+  // repaired log of one session each have their own, and each fixture matches its own.
+  std::string logs;
+  for (const char* name : {"c01-fs-read", "c04-bash-jobs", "c06-errors-policy", "s1-tools-inject",
+                           "s2-interrupted-tool.crashed", "s2-interrupted-tool.repaired-resumed"})
+    logs += " " + FixturePath(std::string(name) + ".jsonl");
+  Outcome upstream = Retrace("check --golden " RETRACE_SOURCE_DIR "/tests/golden/cards" + logs);
+  EXPECT_EQ(upstream.code, 0) << upstream.out;
+  EXPECT_THAT(upstream.out, HasSubstr("checked 6 sessions, 76 calls: 0 hard failures, 0 divergences"));
+  // Two logs with one file name would share a document: the second is refused, not written over the first.
+  const std::string log = ReadFile(FixturePath("s1-tools-inject.jsonl"));
+  std::filesystem::create_directories(dir_ / "a");
+  std::filesystem::create_directories(dir_ / "b");
+  retrace::testing::WriteFile(dir_ / "a/s.jsonl", log);
+  retrace::testing::WriteFile(dir_ / "b/s.jsonl", log);
+  Outcome shared = Retrace("check " + dir_ / "a/s.jsonl " + dir_ / "b/s.jsonl --golden " + dir_ / "golden --update-golden");
+  EXPECT_EQ(shared.code, 1);
+  EXPECT_THAT(shared.out, HasSubstr("unreadable (hard failure): its reference " + dir_ / "golden/s.cards.json is also " +
+                                    dir_ / "a/s.jsonl's"));
 }
 
 TEST_F(CliTest, RewriteUpcastsLegacyPayloadsAndVerifiesEveryCard) {

@@ -14,11 +14,11 @@ using json::Value;
 Value Convert(simdjson::dom::element el, bool blank = false) {
   switch (el.type()) {
     case simdjson::dom::element_type::OBJECT: {
-      Value v = Value::MakeObject();
       const simdjson::dom::object obj(el);
-      v.as_object().reserve(obj.size());
-      for (auto field : obj) v.Set(std::string(field.key), Convert(field.value, blank));
-      return v;
+      Value::Object members;
+      members.reserve(obj.size());
+      for (auto field : obj) members.emplace_back(std::string(field.key), Convert(field.value, blank));
+      return Value::MakeObject(std::move(members));
     }
     case simdjson::dom::element_type::ARRAY: {
       Value::Array a;

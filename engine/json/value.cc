@@ -91,6 +91,23 @@ Value Value::MakeObject(std::initializer_list<Member> members) {
   return v;
 }
 
+Value Value::MakeObject(Object members) {
+  bool plain = true;
+  for (size_t i = 0; plain && i < members.size(); ++i) {
+    const std::string& key = members[i].first;
+    plain = !IsArrayIndexKey(key);
+    for (size_t j = 0; plain && j < i; ++j) plain = members[j].first != key;
+  }
+  Value v;
+  if (plain) {
+    v.v_ = SharedObject(std::move(members));
+    return v;
+  }
+  v.v_ = SharedObject();
+  for (auto& m : members) v.Set(std::move(m.first), std::move(m.second));
+  return v;
+}
+
 const Value* Value::Find(std::string_view key) const {
   if (!is_object()) return nullptr;
   for (const auto& m : as_object())

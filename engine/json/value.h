@@ -151,6 +151,10 @@ class Value {
   Value(const char* s) : v_(std::string(s)) {}            // NOLINT
   Value(Array a);                                          // NOLINT
   static Value MakeObject(std::initializer_list<Member> members = {});
+  // The object Set() would build from `members` in order (a later duplicate
+  // replaces an earlier one; index keys go first). Members that need neither
+  // are moved in as they are: what a parser of canonical JSON gives.
+  static Value MakeObject(Object members);
 
   // Copying shares containers; destruction is bounded in depth.
   Value(const Value& other) = default;

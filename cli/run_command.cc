@@ -56,8 +56,8 @@ Command RunCommand() {
                 "toolCalls run through the pipeline), inject, cancel, end. Every tool/call is durable\n"
                 "before its body runs. Built-in tools (dsh's reference tools): read, write, edit (confined\n"
                 "to --workspace), glob, grep, bash (run_in_background gives bash-1, bash-2, ...),\n"
-                "job_output, job_list, job_kill, web_fetch (http:// only); other names resolve to\n"
-                "UNKNOWN_TOOL. See docs/RUN_SCRIPTS.md. Example:\n"
+                "job_output, job_list, job_kill, web_fetch (http and https; $SSL_CERT_FILE adds CAs);\n"
+                "other names resolve to UNKNOWN_TOOL. See docs/RUN_SCRIPTS.md. Example:\n"
                 "  {\"op\":\"prompt\",\"text\":\"list the files\"}\n"
                 "  {\"op\":\"assistant\",\"toolCalls\":[{\"id\":\"c1\",\"name\":\"read\",\"arguments\":\"{\\\"file_path\\\":\\\"README.md\\\"}\"}]}\n"
                 "  {\"op\":\"assistant\",\"text\":\"Done.\"}\n");

@@ -1,5 +1,6 @@
 #include "cli/script_session.h"
 
+#include <cstdlib>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -79,7 +80,11 @@ Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<runtime
   tools::ToolHost host{.workspace = workspace,
                        .environment = ProcessEnvironment(),
                        .spill_dir = how.spill_dir.empty() ? DefaultSpillDir() : how.spill_dir,
-                       .jobs = jobs};
+                       .jobs = jobs,
+                       .ca_file = [] {  // as OpenSSL's own tools honour it, but added to the system's CAs
+                         const char* file = std::getenv("SSL_CERT_FILE");
+                         return std::string(file ? file : "");
+                       }()};
 
   runtime::ToolRuntime runtime;
   std::vector<runtime::Registration> registered;

@@ -9,7 +9,7 @@ RETRACE_BUILD="${RETRACE_BUILD:-$RETRACE_ROOT/build}"
 RETRACE_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libsqlite3-dev libzstd-dev zstd libsimdjson-dev libcli11-dev libgtest-dev libgmock-dev ripgrep
-  libboost-dev libspdlog-dev libmimalloc-dev
+  libboost-dev libspdlog-dev libmimalloc-dev libssl-dev openssl ca-certificates
 )
 
 retrace_install_deps() {

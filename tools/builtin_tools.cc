@@ -18,7 +18,7 @@ Result<std::vector<runtime::ToolDefinitionPtr>> BuiltinTools(const ToolHost& hos
     ASSIGN_OR_RETURN(runtime::ToolDefinitionPtr tool, make(host));
     tools.push_back(std::move(tool));
   }
-  ASSIGN_OR_RETURN(runtime::ToolDefinitionPtr fetch, WebFetchTool());
+  ASSIGN_OR_RETURN(runtime::ToolDefinitionPtr fetch, WebFetchTool({.ca_file = host.ca_file}));
   tools.push_back(std::move(fetch));
   if (host.jobs) {
     ASSIGN_OR_RETURN(std::vector<runtime::ToolDefinitionPtr> jobs, JobTools(host.jobs));

@@ -25,6 +25,8 @@ struct ToolHost {
   // Background jobs (bash run_in_background, job_*). Null: refused.
   std::shared_ptr<JobRegistry> jobs{};
   std::string ripgrep = "rg";  // the ripgrep binary glob and grep run
+  // Extra CA certificates web_fetch trusts for https (WebFetchOptions::ca_file).
+  std::string ca_file{};
 };
 
 // The session a call belongs to: hosts name each session's agent scope by the

@@ -1,9 +1,17 @@
 #include "tools/web_fetch_tool.h"
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <filesystem>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 #include "engine/json/writer.h"
 #include "engine/runtime/asio.h"
@@ -27,7 +35,8 @@ constexpr int kMaxRedirects = 5;
 constexpr const char* kFoot = "\n\n(Content truncated. Fetch a more specific URL or section for the full text.)";
 
 struct Url {
-  std::string host, port = "80", target = "/";
+  bool tls = false;
+  std::string host, port, target = "/";
 };
 
 Url ParseHttpUrl(const std::string& url) {
@@ -36,12 +45,11 @@ Url ParseHttpUrl(const std::string& url) {
     for (char& c : s) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
     return s;
   }();
-  if (lower.rfind("https://", 0) == 0) {
-    throw std::runtime_error("web_fetch: https URLs are not supported by this build (no TLS library): " + url);
-  }
-  if (lower.rfind("http://", 0) != 0) throw std::runtime_error("web_fetch: only http:// URLs can be fetched: " + url);
-  std::string rest = url.substr(7);
   Url u;
+  u.tls = lower.rfind("https://", 0) == 0;
+  if (!u.tls && lower.rfind("http://", 0) != 0) throw std::runtime_error("web_fetch: only http:// and https:// URLs can be fetched: " + url);
+  u.port = u.tls ? "443" : "80";
+  std::string rest = url.substr(u.tls ? 8 : 7);
   const size_t slash = rest.find_first_of("/?#");
   std::string authority = rest.substr(0, slash);
   if (slash != std::string::npos) u.target = rest[slash] == '/' ? rest.substr(slash) : "/" + rest.substr(slash);
@@ -55,6 +63,33 @@ Url ParseHttpUrl(const std::string& url) {
   if (authority.empty()) throw std::runtime_error("web_fetch: the URL has no host: " + url);
   u.host = authority;
   return u;
+}
+
+// The TLS client settings of one fetch: TLS 1.2 or later, the peer's chain
+// checked against the system's trust store (OpenSSL's compiled-in default
+// file and directory, not its environment variables: the host passes those)
+// plus the host's extra CA file, and the certificate checked for the host
+// name or IP address of the URL.
+std::unique_ptr<net::ssl::context> TlsContext(const WebFetchOptions& options, const std::string& url) {
+  auto ctx = std::make_unique<net::ssl::context>(net::ssl::context::tls_client);
+  ctx->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 | net::ssl::context::no_sslv3 |
+                   net::ssl::context::no_tlsv1 | net::ssl::context::no_tlsv1_1);
+  X509_STORE* store = SSL_CTX_get_cert_store(ctx->native_handle());
+  X509_STORE_load_file(store, X509_get_default_cert_file());  // absent on a minimal system: then only the extra CAs
+  X509_STORE_load_path(store, X509_get_default_cert_dir());
+  ERR_clear_error();
+  if (!options.ca_file.empty()) {
+    beast::error_code ec;
+    ctx->load_verify_file(options.ca_file, ec);
+    if (ec) {
+      std::error_code missing;
+      const std::string why = std::filesystem::is_regular_file(options.ca_file, missing) ? "it holds no PEM certificate"
+                                                                                         : "no such file";
+      throw std::runtime_error("web_fetch: cannot load the CA file " + options.ca_file + " for " + url + ": " + why);
+    }
+  }
+  ctx->set_verify_mode(net::ssl::verify_peer);
+  return ctx;
 }
 
 // Resolves a Location header against the URL it came from.
@@ -75,11 +110,26 @@ struct Fetched {
   std::optional<std::string> location;  // a 3xx's redirect target
 };
 
-// One GET, bounded by `deadline` and cancelled by `signal`.
-Fetched Get(const std::string& url, std::chrono::steady_clock::time_point deadline, const runtime::Signal& signal) {
+// One GET, bounded by `deadline` and cancelled by `signal`, over TCP or TLS.
+Fetched Get(const std::string& url, std::chrono::steady_clock::time_point deadline, const runtime::Signal& signal,
+            const WebFetchOptions& options) {
   const Url u = ParseHttpUrl(url);
   net::io_context io;
-  beast::tcp_stream stream(io);
+  std::unique_ptr<net::ssl::context> tls = u.tls ? TlsContext(options, url) : nullptr;
+  std::optional<beast::tcp_stream> plain;
+  std::optional<beast::ssl_stream<beast::tcp_stream>> secure;
+  if (tls) {
+    secure.emplace(io, *tls);
+    boost::system::error_code bad_ip;
+    net::ip::make_address(u.host, bad_ip);
+    // SNI names a host; an IP address is not sent (RFC 6066 §3).
+    if (bad_ip && !SSL_set_tlsext_host_name(secure->native_handle(), u.host.c_str()))
+      throw std::runtime_error("web_fetch: cannot set the TLS server name for " + url);
+    secure->set_verify_callback(net::ssl::host_name_verification(u.host));
+  } else {
+    plain.emplace(io);
+  }
+  beast::tcp_stream& tcp = tls ? beast::get_lowest_layer(*secure) : *plain;
   beast::error_code ec;
   http::response_parser<http::string_body> parser;
   parser.body_limit(std::numeric_limits<std::uint64_t>::max());  // our own cap below keeps what fits
@@ -92,37 +142,47 @@ Fetched Get(const std::string& url, std::chrono::steady_clock::time_point deadli
   out.url = url;
   bool over = false;
   net::ip::tcp::resolver resolver(io);
-  stream.expires_at(deadline);
-  runtime::Subscription cancel = signal.OnAbort([&io, &stream](const std::string&) {
-    net::post(io, [&stream] { stream.socket().close(); });
+  tcp.expires_at(deadline);
+  runtime::Subscription cancel = signal.OnAbort([&io, &tcp](const std::string&) {
+    net::post(io, [&tcp] { tcp.socket().close(); });
   });
   auto fail = [&](const std::string& what) {
     throw std::runtime_error("web_fetch: " + what + " " + url + ": " + ec.message());
   };
+  // The request and the response, on whichever stream the URL asks for.
+  auto exchange = [&](auto& stream) {
+    http::async_write(stream, req, [&](beast::error_code e3, size_t) {
+      if ((ec = e3)) return;
+      http::async_read_header(stream, buffer, parser, [&](beast::error_code e4, size_t) {
+        if ((ec = e4)) return;
+        // The body, chunk by chunk, stopping at the cap.
+        auto read_more = std::make_shared<std::function<void()>>();
+        *read_more = [&, read_more] {
+          if (parser.is_done()) return;
+          if (parser.get().body().size() > kMaxBodyBytes) {
+            over = true;
+            return;
+          }
+          http::async_read_some(stream, buffer, parser, [&, read_more](beast::error_code e5, size_t) {
+            // A server that closes without TLS's close_notify ends a close-delimited body
+            // just as a TCP close does; HTTP's own framing catches a cut Content-Length body.
+            if (e5 == http::error::end_of_stream || e5 == net::ssl::error::stream_truncated) return;
+            if ((ec = e5)) return;
+            (*read_more)();
+          });
+        };
+        (*read_more)();
+      });
+    });
+  };
   resolver.async_resolve(u.host, u.port, [&](beast::error_code e, net::ip::tcp::resolver::results_type results) {
     if ((ec = e)) return;
-    stream.async_connect(results, [&](beast::error_code e2, const net::ip::tcp::endpoint&) {
+    tcp.async_connect(results, [&](beast::error_code e2, const net::ip::tcp::endpoint&) {
       if ((ec = e2)) return;
-      http::async_write(stream, req, [&](beast::error_code e3, size_t) {
-        if ((ec = e3)) return;
-        http::async_read_header(stream, buffer, parser, [&](beast::error_code e4, size_t) {
-          if ((ec = e4)) return;
-          // The body, chunk by chunk, stopping at the cap.
-          auto read_more = std::make_shared<std::function<void()>>();
-          *read_more = [&, read_more] {
-            if (parser.is_done()) return;
-            if (parser.get().body().size() > kMaxBodyBytes) {
-              over = true;
-              return;
-            }
-            http::async_read_some(stream, buffer, parser, [&, read_more](beast::error_code e5, size_t) {
-              if (e5 == http::error::end_of_stream) return;
-              if ((ec = e5)) return;
-              (*read_more)();
-            });
-          };
-          (*read_more)();
-        });
+      if (!secure) return exchange(*plain);
+      secure->async_handshake(net::ssl::stream_base::client, [&](beast::error_code e6) {
+        if ((ec = e6)) return;
+        exchange(*secure);
       });
     });
   });
@@ -145,11 +205,11 @@ Fetched Get(const std::string& url, std::chrono::steady_clock::time_point deadli
   return out;
 }
 
-Value Fetch(const std::string& url, const runtime::Signal& signal) {
+Value Fetch(const std::string& url, const runtime::Signal& signal, const WebFetchOptions& options) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(kFetchTimeoutMs));
   std::string current = url;
   for (int hop = 0;; ++hop) {
-    Fetched f = Get(current, deadline, signal);
+    Fetched f = Get(current, deadline, signal, options);
     if (f.location) {
       if (hop == kMaxRedirects) throw std::runtime_error("web_fetch: too many redirects from " + url);
       current = Resolve(current, *f.location);
@@ -186,7 +246,7 @@ FetchOutput ComputeFetchOutput(const Value& v, size_t cap) {
   return {Utf16Prefix(prefix, cap - foot_len) + kFoot, truncated};
 }
 
-Result<runtime::ToolDefinitionPtr> WebFetchTool() {
+Result<runtime::ToolDefinitionPtr> WebFetchTool(WebFetchOptions options) {
   const presenters::ToolPresenter* presenter = presenters::ReferencePresenters().Find("web_fetch");
   runtime::ToolDefinition spec{
       .name = "web_fetch",
@@ -206,10 +266,10 @@ Result<runtime::ToolDefinitionPtr> WebFetchTool() {
                                                  {"truncated", ComputeFetchOutput(v).truncated}});
                      }},
       .execute =
-          [](runtime::ToolRunContext& run) {
+          [options = std::move(options)](runtime::ToolRunContext& run) {
             const std::string& url = run.arguments().Find("url")->as_string();
             if (IsJsBlank(url)) throw std::runtime_error("url must be a non-empty string");
-            return Fetch(url, run.signal());
+            return Fetch(url, run.signal(), options);
           },
       .timeout_ms = kFetchTimeoutMs,
       .is_concurrency_safe = [](const Value&) { return true; },

@@ -1,9 +1,10 @@
 // The built-in `web_fetch` tool (dsh-reference-tools.md §3.3) with its own
-// provider: an HTTP/1.1 GET over Boost.Beast that follows up to five
-// redirects, decodes the body as UTF-8 text (HTML bodies are converted to
-// Markdown for the model), and keeps at most 5 MB of it. Plain http:// only:
-// this build links no TLS library, so https:// is refused with a clear error
-// (docs/COMPATIBILITY.md). A non-2xx status is a successful result.
+// provider: an HTTP/1.1 GET over Boost.Beast, plain or over TLS (OpenSSL),
+// that follows up to five redirects, decodes the body as UTF-8 text (HTML
+// bodies are converted to Markdown for the model), and keeps at most 5 MB of
+// it. https:// checks the server's certificate chain against the system's
+// trust store and the URL's host name; a failed check is an error naming the
+// URL and OpenSSL's reason. A non-2xx status is a successful result.
 //
 // The presenters of `web_search` are in presenters/ (so dsh logs with it
 // replay); there is no search provider to execute it.
@@ -14,7 +15,14 @@
 
 namespace retrace::tools {
 
-Result<runtime::ToolDefinitionPtr> WebFetchTool();
+struct WebFetchOptions {
+  // A PEM file of CA certificates trusted besides the system's (a private CA,
+  // a TLS-inspecting proxy, tests). The host decides it: `retrace run` passes
+  // $SSL_CERT_FILE when it is set.
+  std::string ca_file{};
+};
+
+Result<runtime::ToolDefinitionPtr> WebFetchTool(WebFetchOptions options = {});
 
 // dsh's computeFetchOutput: the model-facing text of a fetch value
 // ({url, statusCode, body:{kind, content}, truncated}) and whether it was cut.

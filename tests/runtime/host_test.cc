@@ -82,6 +82,11 @@ TEST_F(HostTest, RichScriptRecordsEveryOutcome) {
                            "e2 error ABORTED_BEFORE_DISPATCH", "turn 1 completed", "turn 3 aborted"}) {
     EXPECT_THAT(events, HasSubstr(want));
   }
+  // The audit read model classifies each recorded call (docs/AUDIT.md).
+  const std::string outcomes = Retrace("query \"SELECT call_id, outcome FROM v_tool_calls ORDER BY call_seq\" --csv").out;
+  EXPECT_EQ(outcomes,
+            "call_id,outcome\r\nc1,ok\r\nc2,ok\r\nc3,ok\r\nc4,denied\r\nc5,error\r\nc6,error\r\nc7,error\r\nc8,ok\r\n"
+            "c9,error\r\nc10,ok\r\nc11,ok\r\nd1,ok\r\nd2,aborted\r\ne1,aborted\r\ne2,aborted\r\n");
 }
 
 TEST_F(HostTest, RichSessionLoadsInDshWithTheInvariantCompanion) {
@@ -146,6 +151,8 @@ TEST_F(HostTest, KilledHostLeavesACallThatReopeningRepairsToOutcomeUnknown) {
   std::string events = Retrace("events crash").out;
   EXPECT_THAT(events, HasSubstr("tool/result          c1"));
   EXPECT_THAT(events, ::testing::Not(HasSubstr("tool/result          c2")));
+  const std::string audit = "audit failures --session crash --csv";
+  EXPECT_THAT(Retrace(audit).out, HasSubstr("crash,c2,sleep,missing-result,"));
 
   // Continuing the session closes the crashed turn first, as dsh's cold load does.
   const std::string next = Script("next.jsonl", R"({"op":"prompt","text":"again"}
@@ -156,6 +163,7 @@ TEST_F(HostTest, KilledHostLeavesACallThatReopeningRepairsToOutcomeUnknown) {
   EXPECT_THAT(run.out, HasSubstr("session crash: closed a turn a crash left open (3 events)"));
   events = Retrace("events crash").out;
   EXPECT_THAT(events, HasSubstr("c2 error TOOL_OUTCOME_UNKNOWN"));
+  EXPECT_THAT(Retrace(audit).out, HasSubstr("crash,c2,sleep,outcome-unknown,TOOL_OUTCOME_UNKNOWN,"));
   EXPECT_THAT(events, HasSubstr("turn 1 interrupted"));
   EXPECT_THAT(events, HasSubstr("turn 2 completed"));
 

@@ -64,12 +64,14 @@ Result<Value> FastJsonParser::ParseUnlessNeeded(std::string_view text, const std
   // A packed chunk row's data keeps its shape (the row checks read it); a
   // plain event's data is not looked at, so it is not converted at all.
   const bool packed = type.size() > 7 && type.substr(type.size() - 7) == "-chunks";
-  Value v = Value::MakeObject();
-  for (auto field : simdjson::dom::object(doc)) {
+  const simdjson::dom::object envelope(doc);
+  Value::Object members;
+  members.reserve(envelope.size());
+  for (auto field : envelope) {
     const bool data = field.key == "data";
-    v.Set(std::string(field.key), data && !packed ? Value() : Convert(field.value, data));
+    members.emplace_back(std::string(field.key), data && !packed ? Value() : Convert(field.value, data));
   }
-  return v;
+  return Value::MakeObject(std::move(members));
 }
 
 }  // namespace retrace::store

@@ -31,9 +31,20 @@ bool IsFile(const std::string& source) {
 }
 
 // Feeds the source's events of the types `need` admits to `sink`; returns the session id.
+// A source that names no file but looks like a path: said so, rather than
+// looked up as a session id in a database that may not even exist.
+bool LooksLikeAPath(const std::string& source) {
+  auto ends = [&](std::string_view ext) { return source.size() > ext.size() && source.ends_with(ext); };
+  return source.find('/') != std::string::npos || ends(".jsonl") || ends(".jsonl.zstd");
+}
+
 Result<std::string> ReadSource(const Context& ctx, const std::string& source, const store::TypeFilter& need,
                                const store::EventSink& sink) {
   if (IsFile(source)) return store::ReadFileEvents(source, need, sink);
+  std::error_code ec;
+  if (std::filesystem::is_directory(source, ec))
+    return Status::InvalidArgument(source + " is a directory: replay takes one log file or a stored session id");
+  if (LooksLikeAPath(source)) return Status::NotFound("no such file: " + source + " (a log to replay, or a stored session id)");
   ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, ctx.OpenStore(false, /*create=*/false));
   RETURN_IF_ERROR(store::ReadStoredEvents(*store, source, need, sink));
   return source;

@@ -202,6 +202,15 @@ TEST_F(CliTest, CheckPassesOnTheFixturesAndARecordedSessionAndFindsDivergences) 
   EXPECT_THAT(diverged.out, HasSubstr(R"("path":"/result/diffs/0/oldText")"));
 }
 
+TEST_F(CliTest, ReplayNamesAMissingLogFileOrADirectoryRatherThanLookingForASession) {
+  Outcome missing = Retrace("replay " + dir_ / "nope.jsonl");
+  EXPECT_EQ(missing.code, 6);
+  EXPECT_THAT(missing.out, HasSubstr("no such file: " + dir_ / "nope.jsonl"));
+  Outcome directory = Retrace("replay " + dir_.path());
+  EXPECT_EQ(directory.code, 3);
+  EXPECT_THAT(directory.out, HasSubstr(dir_.path() + " is a directory: replay takes one log file or a stored session id"));
+}
+
 TEST_F(CliTest, CheckNamesGoldenDocumentsByLogFileAndRefusesTwoInputsSharingOne) {
   // The upstream-generated golden cards are named by fixture file: the crashed and the
   // repaired log of one session each have their own, and each fixture matches its own.

@@ -99,7 +99,7 @@ struct LoggedResult {
 struct Replay {
   std::string session_id;
   std::string text;  // the card document, as `retrace replay --format cards` writes it
-  Value doc;
+  Value doc;         // the same, as values: kept from the views, or parsed from `text` when first needed
   std::vector<replay::CardBuilder::Diagnostics> diagnostics;
   std::vector<std::string> unknown;  // required events of types this build does not know
   std::map<std::string, LoggedResult> results;
@@ -147,6 +147,15 @@ Result<Replay> ReplayOnce(const Source& source, const presenters::PresenterSet& 
   r.text = builder.FinishText() + "\n";
   r.diagnostics = builder.CallDiagnostics();
   return r;
+}
+
+// The card document as values, parsed from the text if the views were not kept.
+const Value& Doc(Replay& r) {
+  if (r.doc.is_null()) {
+    Result<Value> parsed = store::FastJsonParser().Parse(r.text);
+    if (parsed.ok()) r.doc = std::move(parsed).value();  // written by us: always parses
+  }
+  return r.doc;
 }
 
 Divergence About(Finding f, const replay::CardBuilder::Diagnostics& d, std::string detail) {
@@ -197,9 +206,9 @@ Value Comparable(const Value& card, bool views_only) {
   return Value::MakeObject({{"pending", pending ? *pending : Value()}, {"result", result ? *result : Value()}});
 }
 
-void CompareWithReference(const Replay& r, const Value& reference, SessionCheck& out, bool views_only = false) {
+void CompareWithReference(Replay& r, const Value& reference, SessionCheck& out, bool views_only = false) {
   const auto expected = CardsById(reference);
-  const auto actual = CardsById(r.doc);
+  const auto actual = CardsById(Doc(r));
   std::map<std::string, const replay::CardBuilder::Diagnostics*> diag;
   for (const auto& d : r.diagnostics) diag.emplace(d.call_id, &d);
   for (const auto& [id, card] : expected) {
@@ -249,8 +258,8 @@ std::string FuzzProblem(const presenters::ToolPresenter& p, const Value& mutated
 }
 
 // `rounds` mutations of each call's logged arguments; one finding per call is enough.
-void Fuzz(const Replay& r, const presenters::PresenterSet& presenters, int rounds, SessionCheck& out) {
-  const auto cards = CardsById(r.doc);
+void Fuzz(Replay& r, const presenters::PresenterSet& presenters, int rounds, SessionCheck& out) {
+  const auto cards = CardsById(Doc(r));
   for (const auto& d : r.diagnostics) {
     const presenters::ToolPresenter* p = presenters.Find(d.name);
     auto card = cards.find(d.call_id);
@@ -288,7 +297,11 @@ SessionCheck CheckSession(const Source& source, const CheckOptions& o, const pre
     out.findings.push_back(std::move(v));
     return out;
   };
-  Result<Replay> first = ReplayOnce(source, presenters, o.fuzz > 0);
+  // Views are kept where they are read for sure (fuzzing reads each card's
+  // arguments; run-time snapshots are compared view by view). Against a golden
+  // document the text is compared first, and parsed only if it differs.
+  const bool views = o.fuzz > 0 || !o.golden_dir;
+  Result<Replay> first = ReplayOnce(source, presenters, o.fuzz > 0, views);
   if (!first.ok()) return unreadable(first.status().message());
   out.session_id = first->session_id;
   out.calls = static_cast<int64_t>(first->diagnostics.size());
@@ -301,7 +314,7 @@ SessionCheck CheckSession(const Source& source, const CheckOptions& o, const pre
     v.finding = Finding::kNondeterministic;
     v.detail = "two replays of the same log gave different cards";
     const Result<Value> second_doc = store::FastJsonParser().Parse(second->text);
-    if (auto diff = second_doc.ok() ? FirstDifference(first->doc, *second_doc) : std::nullopt) {
+    if (auto diff = second_doc.ok() ? FirstDifference(Doc(*first), *second_doc) : std::nullopt) {
       v.path = diff->path;
       v.expected = diff->expected;
       v.actual = diff->actual;
@@ -338,6 +351,10 @@ SessionCheck CheckSession(const Source& source, const CheckOptions& o, const pre
     return out;
   }
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text == first->text) {  // the same document: no card can differ
+    out.has_reference = true;
+    return out;
+  }
   Result<Value> reference = store::FastJsonParser().Parse(text);
   if (!reference.ok()) return unreadable("the reference " + path + " is not JSON: " + reference.status().message());
   out.has_reference = true;

@@ -2,11 +2,16 @@
 
 #include "engine/json/utf8.h"
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace retrace::json {
 namespace {
@@ -31,18 +36,36 @@ struct Frame {
   size_t next;  // index of the next child to write
 };
 
-// The length of the prefix of s[i..] that needs no care, eight bytes at a
-// time: a word passes when none of its bytes is < 0x20, '"', '\\' or >= 0x80.
+// The length of the prefix of s[i..] that needs no care: sixteen bytes at a
+// time with SSE2 (every x86-64 has it), then eight at a time in a word, where
+// a byte needs care when it is < 0x20, '"', '\\' or >= 0x80. The first such
+// byte is found from the mask, not by a byte loop.
 size_t PlainRun(std::string_view s, size_t i) {
+  const size_t start = i;
+#ifdef __SSE2__
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+  while (i + 16 <= s.size()) {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+    // Signed compare: bytes >= 0x80 are negative, so "< 0x20" also catches them.
+    const __m128i care = _mm_or_si128(_mm_cmplt_epi8(b, space),
+                                      _mm_or_si128(_mm_cmpeq_epi8(b, quote), _mm_cmpeq_epi8(b, backslash)));
+    if (const int mask = _mm_movemask_epi8(care)) return i + static_cast<size_t>(__builtin_ctz(mask)) - start;
+    i += 16;
+  }
+#endif
   constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
   auto has_zero = [](uint64_t x) { return (x - kOnes) & ~x & kHigh; };
-  const size_t start = i;
   while (i + 8 <= s.size()) {
     uint64_t w;
     std::memcpy(&w, s.data() + i, 8);
+    // The lowest flagged byte is exact (a borrow only flags bytes above a true one).
     const uint64_t care = (w & kHigh) | ((w - 0x2020202020202020ULL) & ~w & kHigh) |
                           has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '\\'));
-    if (care) break;
+    if (care) {
+      if constexpr (std::endian::native == std::endian::little)
+        return i + static_cast<size_t>(std::countr_zero(care) >> 3) - start;
+      break;  // big-endian: the byte loop below finds it
+    }
     i += 8;
   }
   while (i < s.size() && !NeedsCare(static_cast<unsigned char>(s[i]))) ++i;

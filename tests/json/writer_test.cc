@@ -52,17 +52,21 @@ TEST(JsonWriterTest, StringsEscapeOnlyWhatJsonStringifyEscapes) {
 }
 
 TEST(JsonWriterTest, EscapesAnywhereInALongPlainRun) {
-  // Plain text is scanned a word at a time: put each special byte at every
-  // offset of the first words and check it is still escaped.
+  // Plain text is scanned sixteen bytes, then eight, at a time: put each
+  // special byte at every offset of the first blocks, before tails of every
+  // length around a block, twice in one string, and check it is still escaped.
   const std::vector<std::pair<std::string, std::string>> specials = {
       {"\"", "\\\""}, {"\\", "\\\\"}, {"\n", "\\n"}, {std::string(1, '\0'), "\\u0000"},
       {"\x1f", "\\u001f"}, {"\xC3\xA9", "\xC3\xA9"}, {"\xED\xA0\x80", "\\ud800"}, {"\xFF", "\xEF\xBF\xBD"}};
   for (const auto& [raw, escaped] : specials) {
-    for (size_t at = 0; at < 20; ++at) {
-      const std::string s = std::string(at, 'a') + raw + std::string(23 - at, 'b');
-      std::string out;
-      AppendQuoted(out, s);
-      EXPECT_EQ(out, "\"" + std::string(at, 'a') + escaped + std::string(23 - at, 'b') + "\"") << at;
+    for (size_t at = 0; at < 40; ++at) {
+      for (size_t tail : {0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 33}) {
+        const std::string s = std::string(at, 'a') + raw + std::string(tail, 'b') + raw + "c";
+        std::string out;
+        AppendQuoted(out, s);
+        EXPECT_EQ(out, "\"" + std::string(at, 'a') + escaped + std::string(tail, 'b') + escaped + "c\"")
+            << "at " << at << ", tail " << tail;
+      }
     }
   }
 }

@@ -149,29 +149,30 @@ Fetched Get(const std::string& url, std::chrono::steady_clock::time_point deadli
   auto fail = [&](const std::string& what) {
     throw std::runtime_error("web_fetch: " + what + " " + url + ": " + ec.message());
   };
-  // The request and the response, on whichever stream the URL asks for.
+  // The request and the response, on whichever stream the URL asks for. The
+  // body is read chunk by chunk, stopping at the cap; `read_more` outlives
+  // io.run(), so the handlers can refer to it.
+  std::function<void()> read_more;
   auto exchange = [&](auto& stream) {
+    read_more = [&, s = &stream] {  // the stream itself, which outlives io.run() too
+      if (parser.is_done()) return;
+      if (parser.get().body().size() > kMaxBodyBytes) {
+        over = true;
+        return;
+      }
+      http::async_read_some(*s, buffer, parser, [&](beast::error_code e5, size_t) {
+        // A server that closes without TLS's close_notify ends a close-delimited body
+        // just as a TCP close does; HTTP's own framing catches a cut Content-Length body.
+        if (e5 == http::error::end_of_stream || e5 == net::ssl::error::stream_truncated) return;
+        if ((ec = e5)) return;
+        read_more();
+      });
+    };
     http::async_write(stream, req, [&](beast::error_code e3, size_t) {
       if ((ec = e3)) return;
       http::async_read_header(stream, buffer, parser, [&](beast::error_code e4, size_t) {
         if ((ec = e4)) return;
-        // The body, chunk by chunk, stopping at the cap.
-        auto read_more = std::make_shared<std::function<void()>>();
-        *read_more = [&, read_more] {
-          if (parser.is_done()) return;
-          if (parser.get().body().size() > kMaxBodyBytes) {
-            over = true;
-            return;
-          }
-          http::async_read_some(stream, buffer, parser, [&, read_more](beast::error_code e5, size_t) {
-            // A server that closes without TLS's close_notify ends a close-delimited body
-            // just as a TCP close does; HTTP's own framing catches a cut Content-Length body.
-            if (e5 == http::error::end_of_stream || e5 == net::ssl::error::stream_truncated) return;
-            if ((ec = e5)) return;
-            (*read_more)();
-          });
-        };
-        (*read_more)();
+        read_more();
       });
     });
   };

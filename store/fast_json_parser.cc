@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include "engine/json/parser.h"
+#include "store/line_source.h"
 
 namespace retrace::store {
 namespace {
@@ -47,16 +48,19 @@ struct FastJsonParser::Impl {
 FastJsonParser::FastJsonParser() : impl_(std::make_unique<Impl>()) {}
 FastJsonParser::~FastJsonParser() = default;
 
-Result<Value> FastJsonParser::Parse(std::string_view text) {
+static_assert(LineSource::kLinePadding >= simdjson::SIMDJSON_PADDING);
+
+Result<Value> FastJsonParser::Parse(std::string_view text, bool padded) {
   simdjson::dom::element doc;
-  // realloc_if_needed: the text is copied into a padded buffer when required.
-  if (impl_->parser.parse(text.data(), text.size(), true).get(doc) != simdjson::SUCCESS) return json::Parse(text);
+  // realloc_if_needed: unless padded, the text is copied into a padded buffer.
+  if (impl_->parser.parse(text.data(), text.size(), !padded).get(doc) != simdjson::SUCCESS) return json::Parse(text);
   return Convert(doc);
 }
 
-Result<Value> FastJsonParser::ParseUnlessNeeded(std::string_view text, const std::function<bool(std::string_view)>& need) {
+Result<Value> FastJsonParser::ParseUnlessNeeded(std::string_view text, const std::function<bool(std::string_view)>& need,
+                                                bool padded) {
   simdjson::dom::element doc;
-  if (impl_->parser.parse(text.data(), text.size(), true).get(doc) != simdjson::SUCCESS) return json::Parse(text);
+  if (impl_->parser.parse(text.data(), text.size(), !padded).get(doc) != simdjson::SUCCESS) return json::Parse(text);
   std::string_view type;
   if (doc.type() != simdjson::dom::element_type::OBJECT || doc["type"].get(type) != simdjson::SUCCESS || need(type)) {
     return Convert(doc);

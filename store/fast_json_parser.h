@@ -26,14 +26,18 @@ class FastJsonParser {
   FastJsonParser(const FastJsonParser&) = delete;
   FastJsonParser& operator=(const FastJsonParser&) = delete;
 
-  Result<json::Value> Parse(std::string_view text);
+  // `padded`: at least 64 readable bytes (simdjson's padding) follow `text`
+  // in memory, as they do after a LineSource line, so it is parsed where it is
+  // instead of copied first.
+  Result<json::Value> Parse(std::string_view text, bool padded = false);
 
   // For readers that need only some event types. A line whose string "type"
   // fails `need` keeps its envelope; its "data" becomes null for a plain
   // event, and, for a packed chunk row ("…-chunks"), keeps its shape with
   // every string blanked to "" (all the row checks look at). The contents are
   // never copied. Lines that pass `need` (or have no type) convert whole.
-  Result<json::Value> ParseUnlessNeeded(std::string_view text, const std::function<bool(std::string_view)>& need);
+  Result<json::Value> ParseUnlessNeeded(std::string_view text, const std::function<bool(std::string_view)>& need,
+                                        bool padded = false);
 
  private:
   struct Impl;

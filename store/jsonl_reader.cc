@@ -45,7 +45,8 @@ Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& is
   };
   StorageRecord rec;
   rec.line = line_;
-  auto parsed = need_ ? parser_.ParseUnlessNeeded(line, need_) : parser_.Parse(line);
+  // Lines come from the LineSource, which pads them (line_source.h).
+  auto parsed = need_ ? parser_.ParseUnlessNeeded(line, need_, /*padded=*/true) : parser_.Parse(line, /*padded=*/true);
   if (!parsed.ok()) {
     issue = "corrupt session log: unparsable committed event at " + at + " (" + parsed.status().message() + ")";
     return Status::Corruption(issue);

@@ -76,6 +76,7 @@ class JsonlReader {
   Status ReadHeader();
   // Parses one line; a non-OK result with `issue` set is a scan issue, other
   // errors are hard failures.
+  // `line` is one of source_'s lines, which are padded (line_source.h).
   Result<StorageRecord> Decode(std::string_view line, std::string& issue);
   // Scans the rest of the file after an issue at `line`.
   Status ScanAfterIssue(int64_t issue_line, const std::string& issue, uint64_t issue_bytes);

@@ -147,7 +147,7 @@ Result<std::unique_ptr<LineSource>> LineSource::Open(const std::string& path) {
 
 Result<std::optional<std::string_view>> LineSource::NextLine() {
   while (true) {
-    const size_t nl = buf_.find('\n', std::max(pos_, searched_));
+    const size_t nl = std::string_view(buf_.data(), end_).find('\n', std::max(pos_, searched_));
     if (nl != std::string::npos) {
       std::string_view line(buf_.data() + pos_, nl - pos_);
       pos_ = nl + 1;
@@ -155,15 +155,18 @@ Result<std::optional<std::string_view>> LineSource::NextLine() {
       return std::optional<std::string_view>(line);
     }
     if (eof_) {
-      partial_ = buf_.substr(pos_);
-      pos_ = buf_.size();
+      partial_ = buf_.substr(pos_, end_ - pos_);
+      pos_ = end_;
       return std::optional<std::string_view>();
     }
+    buf_.resize(end_);    // drop the padding
     buf_.erase(0, pos_);  // keep only the unfinished line
     pos_ = 0;
     searched_ = buf_.size();
     ASSIGN_OR_RETURN(bool more, Refill(buf_));
     eof_ = !more;
+    end_ = buf_.size();
+    buf_.append(kLinePadding, ' ');
   }
 }
 

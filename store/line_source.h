@@ -25,7 +25,10 @@ class LineSource {
 
   // The next complete ('\n'-terminated) line without its '\n', valid until the
   // next call; nullopt at the end. Errors are physical corruption (zstd).
+  // At least kLinePadding readable bytes follow every line in memory (the next
+  // lines, or spaces), so a SIMD parser may read past its end (FastJsonParser).
   Result<std::optional<std::string_view>> NextLine();
+  static constexpr size_t kLinePadding = 64;
 
   // After NextLine() returned nullopt: bytes of a final line that had no '\n'.
   const std::string& partial_tail() const { return partial_; }
@@ -43,7 +46,8 @@ class LineSource {
   uint64_t physical_size_ = 0;
 
  private:
-  std::string buf_;
+  std::string buf_;      // the text read so far, then kLinePadding spaces
+  size_t end_ = 0;       // where the text ends in buf_
   size_t pos_ = 0;
   size_t searched_ = 0;  // no '\n' in buf_[pos_, searched_)
   bool eof_ = false;

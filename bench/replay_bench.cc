@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <optional>
 #include <filesystem>
 
 #include "bench/bench_options.h"
@@ -25,6 +26,13 @@ namespace {
 
 constexpr char kSession[] = "replay-bench";
 
+void WriteText(const std::string& path, const std::string& text) {
+  if (FILE* f = std::fopen(path.c_str(), "wb")) {
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+  }
+}
+
 // Cards from a file or a stored session, serialized; optionally written to `out`.
 double Cards(const std::function<Status(const store::EventSink&)>& read, size_t size_hint, const std::string& out) {
   const double start = NowSeconds();
@@ -41,11 +49,7 @@ double Cards(const std::function<Status(const store::EventSink&)>& read, size_t 
   std::string text = builder.FinishText();
   text += '\n';
   const double seconds = NowSeconds() - start;
-  if (!out.empty()) {
-    FILE* f = std::fopen(out.c_str(), "wb");
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-  }
+  if (!out.empty()) WriteText(out, text);
   return seconds;
 }
 
@@ -58,6 +62,25 @@ std::string Slurp(const std::string& path) {
     std::fclose(f);
   }
   return text;
+}
+
+// Cards from the file in pieces, one per thread, as `retrace replay` makes
+// them (cli/replay_command.cc): cut at turn starts, joined in order.
+double CardsInPieces(const std::string& file, unsigned threads, const std::string& out) {
+  const double start = NowSeconds();
+  const std::vector<store::FilePiece> pieces = store::PlanFilePieces(file, threads, 1 << 20);
+  std::optional<replay::CardBuilder> builder = replay::CardsInPieces(
+      presenters::ReferencePresenters(), store::PieceSizes(pieces),
+      [&](const std::vector<replay::PieceSink>& sinks) { return store::ReadFilePieces(file, pieces, replay::CardsNeed, sinks); });
+  if (!builder || pieces.size() != threads) {
+    std::fprintf(stderr, "replay in %u pieces failed\n", threads);
+    return -1;
+  }
+  std::string text = builder->FinishText();  // one text, like the other rows: the pieces' cards are joined
+  text += '\n';
+  const double seconds = NowSeconds() - start;
+  if (!out.empty()) WriteText(out, text);
+  return seconds;
 }
 
 // The transcript rendered as the HTML page, from the file.
@@ -95,6 +118,7 @@ int Main(int argc, char** argv) {
   std::filesystem::create_directories(o.dir);
   const std::string file = o.dir + "/replay-bench.jsonl", db = o.dir + "/replay-bench.db";
   const std::string ours_out = o.dir + "/replay-bench.cards.json", theirs_out = o.dir + "/replay-bench.upstream.json";
+  const std::string pieces_out = o.dir + "/replay-bench.pieces.cards.json";
   const GeneratedLog log = WriteGeneratedLog(file, kSession, events, 42, /*read_cards=*/true);
   RemoveDatabase(db);
   {
@@ -110,6 +134,7 @@ int Main(int argc, char** argv) {
                    replay::CardsSizeHint(log.bytes), ours_out);
     });
   });
+  const Sample in_pieces = Best(o.reps, [&] { return RunInChild([&] { return CardsInPieces(file, 2, pieces_out); }); });
   const Sample from_store = Best(o.reps, [&] {
     return RunInChild([&] {
       auto store = store::EventStore::Open(db);
@@ -124,14 +149,18 @@ int Main(int argc, char** argv) {
                        "/home/dev/bench", theirs_out});
   });
   Row("retrace cards, from the JSONL file", from_file, log);
+  Row("retrace cards, from the file, 2 threads", in_pieces, log);
   Row("retrace cards, from the store", from_store, log);
   Row("retrace HTML page, from the JSONL file", html, log);
   Row("upstream load() + presenters (Node 22)", upstream, log);
   if (from_file.ok && upstream.ok) {
-    std::printf("file in → cards out, retrace / upstream: %.1fx (target >= 10)\n", upstream.seconds / from_file.seconds);
+    std::printf("file in → cards out, retrace / upstream: %.1fx on 1 thread", upstream.seconds / from_file.seconds);
+    if (in_pieces.ok) std::printf(", %.1fx on 2 threads", upstream.seconds / in_pieces.seconds);
+    std::printf(" (target >= 10)\n");
     if (html.ok) std::printf("file in → HTML out, retrace / upstream cards: %.1fx\n", upstream.seconds / html.seconds);
-    std::printf("cards identical to upstream's: %s\n",
-                Slurp(ours_out) == Slurp(theirs_out) ? "yes" : "NO (compare bench/out/replay-bench*.json)");
+    const std::string theirs = Slurp(theirs_out);
+    std::printf("cards identical to upstream's: %s on 1 thread, %s on 2 threads\n", Slurp(ours_out) == theirs ? "yes" : "NO",
+                Slurp(pieces_out) == theirs ? "yes" : "NO");
   }
   RemoveDatabase(db);
   return 0;

@@ -1,9 +1,13 @@
 // retrace replay <session|file.jsonl[.zstd]> [--format cards|transcript|text|html] [-o FILE]
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <optional>
+#include <thread>
+#include <vector>
 
 #include "cli/command.h"
 #include "cli/exit_codes.h"
@@ -22,7 +26,15 @@ struct Args {
   std::string source;
   std::string format = "cards";
   std::string output;
+  unsigned threads = 0;  // 0: one per core
 };
+
+// A log file is replayed to cards in pieces, one per thread, when each piece
+// has at least this much and the whole log at most kMaxPiecedLog (pieces
+// hold their cards in memory until they are joined; a larger log streams
+// through one thread with bounded memory).
+constexpr uint64_t kMinPieceBytes = uint64_t{1} << 20;
+constexpr uint64_t kMaxPiecedLog = uint64_t{256} << 20;
 
 // A path to an existing file is read directly; anything else names a stored session.
 bool IsFile(const std::string& source) {
@@ -30,7 +42,6 @@ bool IsFile(const std::string& source) {
   return std::filesystem::is_regular_file(source, ec);
 }
 
-// Feeds the source's events of the types `need` admits to `sink`; returns the session id.
 // A source that names no file but looks like a path: said so, rather than
 // looked up as a session id in a database that may not even exist.
 bool LooksLikeAPath(const std::string& source) {
@@ -38,6 +49,7 @@ bool LooksLikeAPath(const std::string& source) {
   return source.find('/') != std::string::npos || ends(".jsonl") || ends(".jsonl.zstd");
 }
 
+// Feeds the source's events of the types `need` admits to `sink`; returns the session id.
 Result<std::string> ReadSource(const Context& ctx, const std::string& source, const store::TypeFilter& need,
                                const store::EventSink& sink) {
   if (IsFile(source)) return store::ReadFileEvents(source, need, sink);
@@ -53,12 +65,34 @@ Result<std::string> ReadSource(const Context& ctx, const std::string& source, co
 // The card document, handed to `write` as it is made: every `drain_bytes`,
 // so that memory holds a block rather than the document, or all at the end
 // (drain_bytes 0), so that a reader never sees part of a failed replay.
+// The cards of a log file read in pieces on `threads` threads, or nullopt
+// when it is not worth it or cannot be done exactly (then it is replayed in
+// one piece, which also gives any error).
+std::optional<replay::CardBuilder> PiecedCards(const std::string& path, unsigned threads) {
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  if (threads < 2 || ec || size > kMaxPiecedLog) return std::nullopt;
+  const std::vector<store::FilePiece> pieces = store::PlanFilePieces(path, threads, kMinPieceBytes);
+  if (pieces.size() < 2) return std::nullopt;
+  return replay::CardsInPieces(presenters::ReferencePresenters(), store::PieceSizes(pieces),
+                               [&](const std::vector<replay::PieceSink>& sinks) {
+                                 return store::ReadFilePieces(path, pieces, replay::CardsNeed, sinks);
+                               });
+}
+
+// Writes the cards the builder holds, then the document's end.
+Status WriteRest(replay::CardBuilder& builder, const std::function<Status(std::string_view)>& write) {
+  RETURN_IF_ERROR(builder.DrainText(write));
+  return write(builder.FinishText() + "\n");
+}
+
 Status WriteCards(const Context& ctx, const Args& a, size_t drain_bytes,
                   const std::function<Status(std::string_view)>& write) {
   std::string id = a.source;  // the document's head names the session before any call
   size_t reserve = drain_bytes ? 2 * drain_bytes : 0;
   if (IsFile(a.source)) {
     ASSIGN_OR_RETURN(std::unique_ptr<store::JsonlReader> reader, store::JsonlReader::Open(a.source));
+    if (std::optional<replay::CardBuilder> pieced = PiecedCards(a.source, a.threads)) return WriteRest(*pieced, write);
     id = reader->header().id;
     std::error_code ec;
     if (!drain_bytes) reserve = replay::CardsSizeHint(std::filesystem::file_size(a.source, ec));
@@ -69,8 +103,7 @@ Status WriteCards(const Context& ctx, const Args& a, size_t drain_bytes,
                     builder.Add(std::move(e));
                     return drain_bytes && builder.text_size() >= drain_bytes ? builder.DrainText(write) : Status::Ok();
                   }).status());
-  RETURN_IF_ERROR(builder.DrainText(write));
-  return write(builder.FinishText() + "\n");
+  return WriteRest(builder, write);
 }
 
 // Transcript, text or HTML: rendered whole.
@@ -107,7 +140,8 @@ Status Replay(const Context& ctx, const Args& a) {
   return a.output.empty() ? WriteStdout(ctx, out) : store::WriteFileAtomically(a.output, out);
 }
 
-int Run(const Context& ctx, const Args& a) {
+int Run(const Context& ctx, Args a) {
+  if (a.threads == 0) a.threads = std::max(1u, std::thread::hardware_concurrency());
   const Status st = Replay(ctx, a);
   return st.ok() ? kExitOk : ctx.Fail(st);
 }
@@ -123,6 +157,9 @@ Command ReplayCommand() {
             sub.add_option("--format", a->format, "cards (default), transcript, text or html")
                 ->check(CLI::IsMember({"cards", "transcript", "text", "html"}));
             sub.add_option("-o,--output", a->output, kOutputFileHelp);
+            sub.add_option("--threads", a->threads,
+                           "Cards from a log file: cut it at turn starts into up to N pieces (of 1 MiB or more, for\n"
+                           "a log up to 256 MiB) replayed side by side; 1 replays in one piece. Default: one per core");
             sub.footer(
                 "cards       one JSON document {sessionId, calls:[{callId, name, args, pending, result, isError,\n"
                 "            display:{pending, result}}]}: each call's own views from the tool's presenters\n"

@@ -1,8 +1,16 @@
 #include "store/event_source.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <system_error>
+#include <thread>
+
 #include "engine/log/upcaster.h"
 #include "store/fast_json_parser.h"
 #include "store/jsonl_reader.h"
+#include "store/zstd_frames.h"
 
 namespace retrace::store {
 namespace {
@@ -16,15 +24,71 @@ class UpcastingSink {
   UpcastingSink(std::string session_id, const TypeFilter& need, const EventSink& sink)
       : upcaster_(std::move(session_id)), need_(need), sink_(sink) {}
   Status operator()(log::Event&& event) {
-    RETURN_IF_ERROR(upcaster_.Upcast(event).status().WithContext("event at seq " + std::to_string(event.seq)));
+    auto changed = upcaster_.Upcast(event);
+    RETURN_IF_ERROR(changed.status().WithContext("event at seq " + std::to_string(event.seq)));
+    upcast_any_ = upcast_any_ || *changed;
     return need_(event.type) ? sink_(std::move(event)) : Status::Ok();
   }
+  // Whether an upcaster rewrote an event (which may have drawn on earlier events).
+  bool upcast_any() const { return upcast_any_; }
 
  private:
   log::Upcaster upcaster_;
   const TypeFilter& need_;
   const EventSink& sink_;
+  bool upcast_any_ = false;
 };
+
+// Lines that may begin a piece.
+constexpr std::string_view kCutLine = "\n{\"type\":\"turn/start\"";
+
+// The first turn/start line at or after byte `from`, looking no further than
+// a few megabytes; 0 when there is none.
+uint64_t NextTurnStart(int fd, uint64_t from, uint64_t size) {
+  constexpr size_t kWindow = 1 << 20;
+  constexpr int kWindows = 4;
+  std::string buf(kWindow + kCutLine.size(), '\0');
+  for (int w = 0; w < kWindows && from < size; ++w) {
+    const ssize_t n = pread(fd, buf.data(), buf.size(), static_cast<off_t>(from));
+    if (n <= 0) return 0;
+    const std::string_view window(buf.data(), static_cast<size_t>(n));
+    if (const size_t at = window.find(kCutLine); at != std::string_view::npos) return from + at + 1;
+    from += kWindow;  // windows overlap by the pattern's length
+  }
+  return 0;
+}
+
+struct PieceOutcome {
+  bool exact = false;       // read to its end with no issue, error or upcast
+  int64_t first_seq = -1;   // of its first record (-1: none)
+  int64_t next_seq = -1;
+  std::string session_id;   // the first piece's
+};
+
+PieceOutcome ReadPiece(const std::string& path, const FilePiece& piece, const TypeFilter& need, const EventSink& sink) {
+  PieceOutcome out;
+  auto reader = JsonlReader::OpenPiece(path, piece.begin, piece.end);
+  if (!reader.ok()) return out;
+  const bool first = piece.begin == 0;
+  out.session_id = (*reader)->header().id;  // "" after the first piece, where any upcast voids the read anyway
+  auto read = [need](std::string_view type) { return need(type) || BecomesAnotherType(type); };
+  (*reader)->set_type_filter(read);
+  UpcastingSink upcast(out.session_id, need, sink);
+  while (true) {
+    auto record = (*reader)->Next();
+    if (!record.ok()) return out;
+    if (!*record) break;
+    if (out.first_seq < 0) out.first_seq = (*record)->first_seq;
+    if ((*record)->packed || !read((*record)->event.type)) continue;
+    if (!upcast(std::move((*record)->event)).ok()) return out;
+    if (!first && upcast.upcast_any()) return out;
+  }
+  // A piece ends at a line start, so even the last one has no partial line
+  // unless the log has a torn tail (which ReadFileEvents reports).
+  out.exact = !(*reader)->torn_tail().has_value();
+  out.next_seq = (*reader)->next_seq();
+  return out;
+}
 
 }  // namespace
 
@@ -54,6 +118,55 @@ Result<std::string> ReadFileEvents(const std::string& path, const TypeFilter& ne
     RETURN_IF_ERROR(upcast(std::move(record->event)).WithContext(path));
   }
   return reader->header().id;
+}
+
+std::vector<FilePiece> PlanFilePieces(const std::string& path, size_t max_pieces, uint64_t min_piece_bytes) {
+  std::vector<FilePiece> pieces;
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return pieces;
+  const off_t end = lseek(fd, 0, SEEK_END);
+  const uint64_t size = end > 0 ? static_cast<uint64_t>(end) : 0;
+  char magic[4] = {};
+  const bool raw = pread(fd, magic, sizeof magic, 0) == sizeof magic && !LooksLikeZstd(std::string_view(magic, 4));
+  pieces.push_back({0, size});
+  const size_t count = raw && min_piece_bytes ? std::min<uint64_t>(max_pieces, size / min_piece_bytes) : 1;
+  for (size_t i = 1; i < count; ++i) {
+    const uint64_t cut = NextTurnStart(fd, size / count * i, size);
+    if (cut <= pieces.back().begin) continue;  // none, or the previous cut's line again
+    pieces.back().end = cut;
+    pieces.push_back({cut, size});
+  }
+  close(fd);
+  return pieces;
+}
+
+std::vector<uint64_t> PieceSizes(const std::vector<FilePiece>& pieces) {
+  std::vector<uint64_t> sizes;
+  for (const FilePiece& p : pieces) sizes.push_back(p.end - p.begin);
+  return sizes;
+}
+
+std::optional<std::string> ReadFilePieces(const std::string& path, const std::vector<FilePiece>& pieces,
+                                          const TypeFilter& need, const std::vector<EventSink>& sinks) {
+  if (pieces.empty() || pieces.size() != sinks.size() || pieces.front().begin != 0) return std::nullopt;
+  std::vector<PieceOutcome> outcomes(pieces.size());
+  std::vector<std::thread> threads;
+  bool started = true;
+  for (size_t i = 1; started && i < pieces.size(); ++i) {
+    try {
+      threads.emplace_back([&, i] { outcomes[i] = ReadPiece(path, pieces[i], need, sinks[i]); });
+    } catch (const std::system_error&) {  // no thread to be had: the caller reads the file on its own
+      started = false;
+    }
+  }
+  if (started) outcomes[0] = ReadPiece(path, pieces[0], need, sinks[0]);
+  for (std::thread& t : threads) t.join();
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    if (!outcomes[i].exact) return std::nullopt;
+    // Each cut lies at a line start, so a piece has at least one line; its seqs continue the previous piece's.
+    if (i > 0 && outcomes[i].first_seq != outcomes[i - 1].next_seq) return std::nullopt;
+  }
+  return outcomes[0].session_id;
 }
 
 }  // namespace retrace::store

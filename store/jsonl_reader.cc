@@ -15,6 +15,18 @@ Result<std::unique_ptr<JsonlReader>> JsonlReader::Open(const std::string& path) 
   return reader;
 }
 
+Result<std::unique_ptr<JsonlReader>> JsonlReader::OpenPiece(const std::string& path, uint64_t begin, uint64_t end) {
+  ASSIGN_OR_RETURN(auto source, LineSource::OpenRange(path, begin, end));
+  std::unique_ptr<JsonlReader> reader(new JsonlReader(path, std::move(source)));
+  if (begin == 0) {
+    RETURN_IF_ERROR(reader->ReadHeader());
+  } else {
+    reader->line_ = 1;  // as if a header preceded the piece: its first line is "line 1"
+    reader->next_seq_ = -1;
+  }
+  return reader;
+}
+
 Status JsonlReader::Error(int64_t line, const std::string& what) const {
   return Status::Corruption(path_ + ":" + std::to_string(line) + ": " + what);
 }
@@ -37,10 +49,10 @@ Status JsonlReader::ReadHeader() {
 
 Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& issue) {
   // dsh numbers event lines from 1 after the header; messages keep its numbering.
-  const std::string at = "line " + std::to_string(line_ - 1);
+  auto at = [&] { return "line " + std::to_string(line_ - 1); };
   auto gap = [&](const std::string& got) {
-    issue = "corrupt session log: seq gap in committed region at " + at + " (expected " + std::to_string(next_seq_) +
-            ", got " + got + ")";
+    issue = "corrupt session log: seq gap in committed region at " + at() + " (expected " +
+            std::to_string(next_seq_) + ", got " + got + ")";
     return Status::Corruption(issue);
   };
   StorageRecord rec;
@@ -48,7 +60,7 @@ Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& is
   // Lines come from the LineSource, which pads them (line_source.h).
   auto parsed = need_ ? parser_.ParseUnlessNeeded(line, need_, /*padded=*/true) : parser_.Parse(line, /*padded=*/true);
   if (!parsed.ok()) {
-    issue = "corrupt session log: unparsable committed event at " + at + " (" + parsed.status().message() + ")";
+    issue = "corrupt session log: unparsable committed event at " + at() + " (" + parsed.status().message() + ")";
     return Status::Corruption(issue);
   }
   const Value* type = parsed->Find("type");
@@ -56,15 +68,19 @@ Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& is
   if (typed && IsChunkRowTag(type->as_string())) {
     auto row = ParsePackedRow(*parsed);
     if (!row.ok()) {
-      issue = "corrupt session log: unparsable committed event at " + at + " (" + row.status().message() + ")";
+      issue = "corrupt session log: unparsable committed event at " + at() + " (" + row.status().message() + ")";
       return Status::Corruption(issue);
     }
+    if (next_seq_ < 0) next_seq_ = row->seq0;
     if (row->seq0 != next_seq_) return gap(std::to_string(row->seq0));
     rec.first_seq = row->seq0;
     rec.count = row->count;
     rec.packed = std::move(row).value();
   } else {
     const Value* seq = parsed->Find("seq");
+    if (next_seq_ < 0 && seq != nullptr && seq->is_safe_integer() && seq->as_number() >= 0) {
+      next_seq_ = static_cast<int64_t>(seq->as_number());
+    }
     if (seq == nullptr || !seq->is_number() || seq->as_number() != static_cast<double>(next_seq_)) {
       Status st = gap(seq != nullptr ? json::Serialize(*seq) : std::string("none"));
       // A gap on a turn/end line cannot be a torn tail.

@@ -51,6 +51,11 @@ class JsonlReader {
  public:
   // Opens `path` and reads its header line.
   static Result<std::unique_ptr<JsonlReader>> Open(const std::string& path);
+  // One piece of a raw log: its bytes [begin, end), which begin and end at
+  // line starts (event_source.h, ReadFilePieces). The piece at byte 0 reads
+  // the header; a later one has none, its seqs continue from its first
+  // line's, and the lines its messages name are counted from its start.
+  static Result<std::unique_ptr<JsonlReader>> OpenPiece(const std::string& path, uint64_t begin, uint64_t end);
 
   const log::SessionHeader& header() const { return header_; }
   const std::string& header_text() const { return header_text_; }
@@ -69,6 +74,8 @@ class JsonlReader {
 
   // After Next() returned nullopt: the dropped tail, if any.
   const std::optional<TornTail>& torn_tail() const { return torn_; }
+  // The seq the next record must have (for a piece: -1 before its first record).
+  int64_t next_seq() const { return next_seq_; }
 
  private:
   JsonlReader(std::string path, std::unique_ptr<LineSource> source)
@@ -89,7 +96,7 @@ class JsonlReader {
   log::SessionHeader header_;
   std::string header_text_;
   int64_t line_ = 1;
-  int64_t next_seq_ = 0;
+  int64_t next_seq_ = 0;  // -1: a piece's first record sets it
   bool done_ = false;
   std::optional<TornTail> torn_;
 };

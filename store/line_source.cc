@@ -31,10 +31,14 @@ class Fd {
 
 Status ReadError(const std::string& path) { return Status::IoError("cannot read " + path + ": " + std::strerror(errno)); }
 
+// Reads from the fd's position to the end of the file (whatever it has
+// grown to by then), or only `limit` bytes; `first` holds the first few,
+// already read.
 class RawLineSource final : public LineSource {
  public:
-  RawLineSource(std::unique_ptr<Fd> fd, std::string path, uint64_t size, std::string first)
-      : fd_(std::move(fd)), path_(std::move(path)), first_(std::move(first)) {
+  RawLineSource(std::unique_ptr<Fd> fd, std::string path, uint64_t size, std::string first,
+                uint64_t limit = UINT64_MAX)
+      : fd_(std::move(fd)), path_(std::move(path)), first_(std::move(first)), limit_(limit) {
     physical_size_ = size;
   }
   bool compressed() const override { return false; }
@@ -47,9 +51,12 @@ class RawLineSource final : public LineSource {
       first_.clear();
       return true;
     }
+    const uint64_t left = limit_ - physical_read_;
+    if (left == 0) return false;
+    const size_t chunk = static_cast<size_t>(std::min<uint64_t>(kReadChunk, left));
     const size_t old = buf.size();
-    buf.resize(old + kReadChunk);
-    const ssize_t n = read(fd_->get(), buf.data() + old, kReadChunk);
+    buf.resize(old + chunk);
+    const ssize_t n = read(fd_->get(), buf.data() + old, chunk);
     if (n < 0) return ReadError(path_);
     buf.resize(old + static_cast<size_t>(n));
     physical_read_ += static_cast<uint64_t>(n);
@@ -60,6 +67,7 @@ class RawLineSource final : public LineSource {
   std::unique_ptr<Fd> fd_;
   std::string path_;
   std::string first_;
+  uint64_t limit_;
 };
 
 // Holds the compressed bytes (typically ~10x smaller than the text) and
@@ -115,14 +123,28 @@ class ZstdLineSource final : public LineSource {
   uint64_t offset_ = 0;
 };
 
-}  // namespace
-
-Result<std::unique_ptr<LineSource>> LineSource::Open(const std::string& path) {
+Result<std::unique_ptr<Fd>> OpenFile(const std::string& path, struct stat& st) {
   auto fd = std::make_unique<Fd>(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd->get() < 0) return Status::IoError("cannot open " + path + ": " + std::strerror(errno));
-  struct stat st {};
   if (fstat(fd->get(), &st) != 0) return ReadError(path);
   if (S_ISDIR(st.st_mode)) return Status::InvalidArgument(path + " is a directory");
+  return fd;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LineSource>> LineSource::OpenRange(const std::string& path, uint64_t begin, uint64_t end) {
+  struct stat st {};
+  ASSIGN_OR_RETURN(std::unique_ptr<Fd> fd, OpenFile(path, st));
+  end = std::min(end, static_cast<uint64_t>(st.st_size));
+  if (begin > end) return Status::InvalidArgument(path + ": byte range starts past its end");
+  if (lseek(fd->get(), static_cast<off_t>(begin), SEEK_SET) < 0) return ReadError(path);
+  return std::unique_ptr<LineSource>(std::make_unique<RawLineSource>(std::move(fd), path, end - begin, std::string(), end - begin));
+}
+
+Result<std::unique_ptr<LineSource>> LineSource::Open(const std::string& path) {
+  struct stat st {};
+  ASSIGN_OR_RETURN(std::unique_ptr<Fd> fd, OpenFile(path, st));
   if (st.st_size == 0) return Status::InvalidArgument(path + ": empty file (a dsh log starts with a session header line)");
   std::string first(4, '\0');
   const ssize_t n = read(fd->get(), first.data(), first.size());

@@ -22,6 +22,9 @@ class LineSource {
   // Opens `path`, choosing raw or zstd by the file's first bytes. An empty
   // file is refused here.
   static Result<std::unique_ptr<LineSource>> Open(const std::string& path);
+  // The bytes [begin, end) of a raw (uncompressed) file only: one piece of a
+  // file read in pieces (event_source.h). `end` is clamped to the file's size.
+  static Result<std::unique_ptr<LineSource>> OpenRange(const std::string& path, uint64_t begin, uint64_t end);
 
   // The next complete ('\n'-terminated) line without its '\n', valid until the
   // next call; nullopt at the end. Errors are physical corruption (zstd).

@@ -43,6 +43,32 @@ inline std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
+// A longer log made of a raw log's text: its header, then its event lines
+// `copies` times, renumbered so the seqs run on. dsh writes an event's "seq"
+// (a chunk row's "seq0") right after its "type", which is where it is
+// changed. REQUIRES: the last line is a plain event (a chunk row's member
+// count would be needed to continue after it).
+inline std::string RepeatedLog(const std::string& text, int copies) {
+  const std::vector<std::string> lines = Lines(text);
+  auto seq_at = [](const std::string& line) {  // where the number starts, and how long it is
+    size_t at = line.find("\",\"seq");
+    at = line.find(':', at) + 1;
+    return std::pair<size_t, size_t>(at, line.find(',', at) - at);
+  };
+  const auto [last_at, last_len] = seq_at(lines.back());
+  const long events = std::stol(lines.back().substr(last_at, last_len)) + 1;
+  std::string out = lines.front() + "\n";
+  for (int copy = 0; copy < copies; ++copy) {
+    for (size_t i = 1; i < lines.size(); ++i) {
+      std::string line = lines[i];
+      const auto [at, len] = seq_at(line);
+      line.replace(at, len, std::to_string(std::stol(line.substr(at, len)) + copy * events));
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
 inline const std::vector<std::string>& RawFixtures() {
   static const std::vector<std::string> kFixtures = {
       "s1-tools-inject.jsonl", "s2-interrupted-tool.crashed.jsonl", "s2-interrupted-tool.repaired-resumed.jsonl",

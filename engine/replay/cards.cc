@@ -47,6 +47,7 @@ void CardBuilder::Add(log::Event&& e) {
       index = it->second;
       open_.erase(it);
     } else {  // a result without a call: named from the assistant's request
+      ++results_without_call_;
       const auto& [name, arguments] = asked_[call_id];
       index = calls_.size();
       calls_.push_back({call_id, name, ParseLoggedArguments(arguments), e.seq});
@@ -215,16 +216,66 @@ Status CardBuilder::DrainText(const std::function<Status(std::string_view)>& wri
   return Status::Ok();
 }
 
+void CardBuilder::FlushAll() const {
+  for (size_t i = flushed_; i < calls_.size(); ++i) Presented(i);  // calls left without a result
+  FlushPresented();
+}
+
+void CardBuilder::Append(CardBuilder&& later) {
+  if (keep_ == Keep::kText) {
+    FlushAll();
+    later.FlushAll();
+    // later's blocks read as one text, which follows this one's after a comma.
+    // They are moved, not copied: DrainText() writes them as they are, and
+    // FinishText() joins them in the first block when it has the room.
+    if (later.text_size()) {
+      if (flushed_) BlockFor(0);
+      for (std::string& block : later.text_) {
+        if (!block.empty()) text_.push_back(std::move(block));
+      }
+    }
+    later.text_.assign(1, std::string());
+  }
+  calls_.insert(calls_.end(), std::make_move_iterator(later.calls_.begin()), std::make_move_iterator(later.calls_.end()));
+  later.calls_.clear();
+  if (keep_ == Keep::kText) flushed_ = calls_.size();
+  results_without_call_ += later.results_without_call_;
+}
+
+std::optional<CardBuilder> CardsInPieces(const presenters::PresenterSet& presenters,
+                                         const std::vector<uint64_t>& piece_bytes, const PieceReader& read) {
+  std::vector<CardBuilder> builders;
+  std::vector<PieceSink> sinks;
+  builders.reserve(piece_bytes.size());  // the sinks hold addresses of the builders
+  uint64_t log_bytes = 0;
+  for (uint64_t bytes : piece_bytes) log_bytes += bytes;
+  for (uint64_t bytes : piece_bytes) {
+    CardBuilder& builder = builders.emplace_back("", presenters, CardBuilder::Keep::kText);
+    builder.ReserveText(CardsSizeHint(builders.size() == 1 ? log_bytes : bytes));
+    sinks.push_back([&builder](log::Event&& e) {
+      builder.Add(std::move(e));
+      return Status::Ok();
+    });
+  }
+  std::optional<std::string> session_id = read(sinks);
+  if (!session_id) return std::nullopt;
+  for (size_t i = 1; i < builders.size(); ++i) {
+    if (builders[i].results_without_call()) return std::nullopt;
+    builders[0].Append(std::move(builders[i]));
+  }
+  builders[0].set_session_id(std::move(*session_id));
+  return std::move(builders[0]);
+}
+
 std::string CardBuilder::FinishText() {
   const std::string head = head_drained_ ? "" : Head();
   if (keep_ == Keep::kText) {
-    for (size_t i = flushed_; i < calls_.size(); ++i) Presented(i);  // calls left without a result
-    FlushPresented();
+    FlushAll();
     const size_t size = head.size() + text_size() + 3;  // room for "]}\n": callers end the document with a newline
     std::string out;
-    if (text_.size() == 1) {  // it was reserved big enough: the head goes in front, in place
+    if (text_.front().capacity() >= size) {  // reserved big enough: the rest joins it, the head goes in front
       out = std::move(text_.front());
-      out.reserve(size);
+      for (size_t i = 1; i < text_.size(); ++i) out += text_[i];
       out.insert(0, head);
     } else {
       base::ReserveLarge(out, size);

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,6 +84,18 @@ class CardBuilder {
   // Keep::kText: bytes written and not yet drained.
   size_t text_size() const;
 
+  // Results fed to this builder whose call it was not fed: a result without
+  // a call in the log, or, when the builder sees one piece of a log, maybe a
+  // call in an earlier piece.
+  size_t results_without_call() const { return results_without_call_; }
+  // Appends the cards of `later`, a builder (keeping the same) fed the events
+  // that follow this builder's in the same log: the document is then the one
+  // a single builder fed both would give, provided that
+  // later.results_without_call() is 0 (each of its results belongs to a call
+  // it was fed; the caller checks). Calls of this builder still without a
+  // result stay without one. Afterwards this builder takes no more events.
+  void Append(CardBuilder&& later);
+
   // How each call was presented, in card order: what replay-stability checks
   // report (a presenter that threw, arguments that no longer fit the schema).
   struct Diagnostics {
@@ -126,6 +139,8 @@ class CardBuilder {
   static json::Value ShownPending(const Call& call);
   // The call as Finish() needs it: presented now if its result never came.
   const Call& Presented(size_t index) const;
+  // Keep::kText: presents the calls left without a result and writes every entry into text_.
+  void FlushAll() const;
 
   std::string session_id_;
   const presenters::PresenterSet& presenters_;
@@ -138,9 +153,26 @@ class CardBuilder {
   mutable std::vector<std::string> text_ = std::vector<std::string>(1);
   mutable size_t flushed_ = 0;
   bool head_drained_ = false;  // DrainText() wrote the document's head
+  size_t results_without_call_ = 0;
   std::map<std::string, size_t> open_;                               // callId → index, awaiting a result
   std::map<std::string, std::pair<std::string, std::string>> asked_;  // callId → (name, arguments) requested
 };
+
+// The cards of a log read in pieces on several threads: one builder per
+// piece, fed by `read`, which gives piece i's events to sinks[i] and returns
+// the session id, or nullopt when the pieces are not exactly the log
+// (store::ReadFilePieces). Returns the first builder with the others
+// appended and the session id set: FinishText() gives the document,
+// DrainText() writes it without joining the pieces' texts. nullopt when
+// `read` refused, or when a piece after the first met a result whose call it
+// was not fed (it may lie in an earlier piece): the caller then replays the
+// log in one piece. `piece_bytes` are the pieces' sizes in the log, for
+// reserving text (CardsSizeHint); the first builder reserves for the whole
+// document, so that FinishText() can join the others' text onto its own.
+using PieceSink = std::function<Status(log::Event&&)>;
+using PieceReader = std::function<std::optional<std::string>(const std::vector<PieceSink>& sinks)>;
+std::optional<CardBuilder> CardsInPieces(const presenters::PresenterSet& presenters,
+                                         const std::vector<uint64_t>& piece_bytes, const PieceReader& read);
 
 }  // namespace retrace::replay
 

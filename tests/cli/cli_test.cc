@@ -133,6 +133,32 @@ TEST_F(CliTest, ReplayCardsFromAFileOrTheStoreMatchUpstream) {
   EXPECT_EQ(Retrace("replay c06-errors-policy --format pdf").code, 2);
 }
 
+// A log of a few megabytes is replayed in pieces, one per thread; whatever
+// the log, the document is the one a single thread writes: a clean log, a
+// torn one (refused in pieces, so read whole), and one whose turn starts
+// between a call and its result (likewise).
+TEST_F(CliTest, ReplayCardsOnSeveralThreadsWritesWhatOneThreadWrites) {
+  const std::string many = retrace::testing::RepeatedLog(ReadFile(FixturePath("c06-errors-policy.jsonl")), 40);
+  ASSERT_GT(many.size(), size_t{2} << 20);  // two pieces of 1 MiB or more
+  retrace::testing::WriteFile(dir_ / "many.jsonl", many);
+  retrace::testing::WriteFile(dir_ / "torn.jsonl", many.substr(0, many.size() - 10));
+  const std::string header = retrace::testing::Lines(ReadFile(FixturePath("s1-tools-inject.jsonl"))).front();
+  retrace::testing::WriteFile(dir_ / "split-call.jsonl", header + "\n" +
+      R"({"type":"turn/start","seq":0,"time":1,"data":{"turn":1}})" "\n"
+      R"({"type":"tool/call","seq":1,"time":2,"data":{"turn":1,"step":1,"callId":"c1","name":"write","arguments":"{\"file_path\":\"a.txt\",\"content\":\")" +
+      std::string(3 << 20, 'x') + R"(\"}"}})" "\n"
+      R"({"type":"turn/start","seq":2,"time":3,"data":{"turn":2}})" "\n"
+      R"({"type":"tool/result","seq":3,"time":4,"data":{"turn":2,"step":1,"message":{"source":{"kind":"tool","callId":"c1"},"content":[{"type":"tool-result","toolCallId":"c1","content":[{"type":"text","text":"Wrote a.txt"}]}]}}})" "\n"
+      R"({"type":"turn/end","seq":4,"time":5,"data":{"turn":2,"reason":{"kind":"completed"}}})" "\n");
+  for (const char* log : {"many.jsonl", "torn.jsonl", "split-call.jsonl"}) {
+    const Outcome one = Retrace("replay " + dir_ / log + " --threads 1");
+    ASSERT_EQ(one.code, 0) << log << ": " << one.out.substr(0, 300);
+    EXPECT_EQ(Retrace("replay " + dir_ / log + " --threads 2").out, one.out) << log;
+    ASSERT_EQ(Retrace("replay " + dir_ / log + " --threads 2 -o " + dir_ / "cards.json").code, 0) << log;
+    EXPECT_EQ(ReadFile(dir_ / "cards.json"), one.out) << log;
+  }
+}
+
 TEST_F(CliTest, DemoRecordsReplaysAndWritesHtml) {
   Outcome demo = Retrace("demo --html " + dir_ / "session.html");
   EXPECT_EQ(demo.code, 0) << demo.out;

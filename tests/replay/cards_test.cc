@@ -149,6 +149,56 @@ TEST(CardsTest, LegacyPayloadShapesAreUpcastOnRead) {
   EXPECT_EQ(builder.FinishText() + "\n", Golden("s1-tools-inject.jsonl"));
 }
 
+// The cards of a file replayed in pieces, up to `max_pieces`, cut wherever
+// a turn starts (CardsInPieces over store::ReadFilePieces); nullopt when
+// that replay refuses.
+std::optional<std::string> CardsOfPieces(const std::string& path, size_t max_pieces) {
+  const std::vector<store::FilePiece> pieces = store::PlanFilePieces(path, max_pieces, 1);
+  EXPECT_FALSE(pieces.empty()) << path;
+  std::optional<CardBuilder> builder =
+      CardsInPieces(presenters::ReferencePresenters(), store::PieceSizes(pieces), [&](const std::vector<PieceSink>& sinks) {
+        return store::ReadFilePieces(path, pieces, CardsNeed, sinks);
+      });
+  if (!builder) return std::nullopt;
+  return builder->FinishText() + "\n";
+}
+
+TEST(CardsTest, AReplayInPiecesGivesTheSameDocument) {
+  TempDir dir;
+  const std::string many = dir / "many-turns.jsonl";  // c06's four turns, twenty times over
+  retrace::testing::WriteFile(many, retrace::testing::RepeatedLog(ReadFile(FixturePath("c06-errors-policy.jsonl")), 20));
+  const std::string whole = CardsFromFile(many);
+  for (size_t max_pieces : {2, 3, 7, 80}) {
+    EXPECT_EQ(CardsOfPieces(many, max_pieces), whole) << max_pieces << " pieces";
+  }
+  for (const std::string& fixture : retrace::testing::RawFixtures()) {
+    if (fixture.ends_with(".crashed.jsonl")) continue;  // a torn tail: refused, as store tests show
+    EXPECT_EQ(CardsOfPieces(FixturePath(fixture), 4), Golden(fixture)) << fixture;
+  }
+}
+
+// A log whose turn starts between a call and its result (dsh never writes
+// one, but a hand-made log may): the later piece holds a result without its
+// call, so the replay in pieces refuses rather than guess; in one piece the
+// call gets its result.
+TEST(CardsTest, AResultInALaterPieceThanItsCallVoidsTheReplayInPieces) {
+  TempDir dir;
+  const std::string path = dir / "split-call.jsonl";
+  const std::string header = retrace::testing::Lines(ReadFile(FixturePath("s1-tools-inject.jsonl"))).front();
+  const std::string content(4096, 'x');  // puts the middle of the file before the second turn
+  retrace::testing::WriteFile(path, header + "\n" +
+      R"({"type":"turn/start","seq":0,"time":1,"data":{"turn":1}})" "\n"
+      R"({"type":"tool/call","seq":1,"time":2,"data":{"turn":1,"step":1,"callId":"c1","name":"write","arguments":"{\"file_path\":\"a.txt\",\"content\":\")" + content + R"(\"}"}})" "\n"
+      R"({"type":"turn/start","seq":2,"time":3,"data":{"turn":2}})" "\n"
+      R"({"type":"tool/result","seq":3,"time":4,"data":{"turn":2,"step":1,"message":{"source":{"kind":"tool","callId":"c1"},"content":[{"type":"tool-result","toolCallId":"c1","content":[{"type":"text","text":"Wrote a.txt"}]}]}}})" "\n"
+      R"({"type":"turn/end","seq":4,"time":5,"data":{"turn":2,"reason":{"kind":"completed"}}})" "\n");
+  ASSERT_EQ(store::PlanFilePieces(path, 2, 1).size(), 2u);
+  EXPECT_FALSE(CardsOfPieces(path, 2).has_value());
+  const Value whole = json::Parse(CardsFromFile(path)).value();
+  ASSERT_EQ(whole.Find("calls")->as_array().size(), 1u);
+  EXPECT_EQ(json::Serialize(*whole.Find("calls")->as_array()[0].Find("isError")), "false");
+}
+
 TEST(CardsTest, WrongTypedArgumentsGiveNoViewAndTheGenericCard) {
   CardBuilder builder("s", presenters::ReferencePresenters());
   log::Event call;

@@ -70,7 +70,7 @@ double CardsInPieces(const std::string& file, unsigned threads, const std::strin
   const double start = NowSeconds();
   const std::vector<store::FilePiece> pieces = store::PlanFilePieces(file, threads, 1 << 20);
   std::optional<replay::CardBuilder> builder = replay::CardsInPieces(
-      presenters::ReferencePresenters(), store::PieceSizes(pieces),
+      presenters::ReferencePresenters(), kSession, store::PieceSizes(pieces),
       [&](const std::vector<replay::PieceSink>& sinks) { return store::ReadFilePieces(file, pieces, replay::CardsNeed, sinks); });
   if (!builder || pieces.size() != threads) {
     std::fprintf(stderr, "replay in %u pieces failed\n", threads);

@@ -68,13 +68,13 @@ Result<std::string> ReadSource(const Context& ctx, const std::string& source, co
 // The cards of a log file read in pieces on `threads` threads, or nullopt
 // when it is not worth it or cannot be done exactly (then it is replayed in
 // one piece, which also gives any error).
-std::optional<replay::CardBuilder> PiecedCards(const std::string& path, unsigned threads) {
+std::optional<replay::CardBuilder> PiecedCards(const std::string& path, const std::string& session_id, unsigned threads) {
   std::error_code ec;
   const uint64_t size = std::filesystem::file_size(path, ec);
   if (threads < 2 || ec || size > kMaxPiecedLog) return std::nullopt;
   const std::vector<store::FilePiece> pieces = store::PlanFilePieces(path, threads, kMinPieceBytes);
   if (pieces.size() < 2) return std::nullopt;
-  return replay::CardsInPieces(presenters::ReferencePresenters(), store::PieceSizes(pieces),
+  return replay::CardsInPieces(presenters::ReferencePresenters(), session_id, store::PieceSizes(pieces),
                                [&](const std::vector<replay::PieceSink>& sinks) {
                                  return store::ReadFilePieces(path, pieces, replay::CardsNeed, sinks);
                                });
@@ -92,8 +92,8 @@ Status WriteCards(const Context& ctx, const Args& a, size_t drain_bytes,
   size_t reserve = drain_bytes ? 2 * drain_bytes : 0;
   if (IsFile(a.source)) {
     ASSIGN_OR_RETURN(std::unique_ptr<store::JsonlReader> reader, store::JsonlReader::Open(a.source));
-    if (std::optional<replay::CardBuilder> pieced = PiecedCards(a.source, a.threads)) return WriteRest(*pieced, write);
     id = reader->header().id;
+    if (std::optional<replay::CardBuilder> pieced = PiecedCards(a.source, id, a.threads)) return WriteRest(*pieced, write);
     std::error_code ec;
     if (!drain_bytes) reserve = replay::CardsSizeHint(std::filesystem::file_size(a.source, ec));
   }

@@ -96,6 +96,10 @@ void CardBuilder::Present(Call& call, const Value::Array* content, const Value* 
 void CardBuilder::ReserveText(size_t bytes) { base::ReserveLarge(text_.back(), bytes); }
 
 std::string& CardBuilder::BlockFor(size_t bytes) const {
+  if (flushed_ == 0 && !head_drained_ && !session_id_.empty() && text_.size() == 1 && text_[0].empty()) {
+    text_[0] += Head();  // the first card: the head goes first, where it belongs
+    head_in_text_ = text_[0].size();
+  }
   std::string* block = &text_.back();
   if (block->size() + bytes + 1 > block->capacity()) {  // a new block, rather than a copy of the text so far
     block = &text_.emplace_back();
@@ -186,6 +190,15 @@ void CardBuilder::AppendEntry(std::string& out, const Call& call) {
   out += "}}";
 }
 
+void CardBuilder::set_session_id(std::string id) {
+  session_id_ = std::move(id);
+  if (head_in_text_) {
+    const std::string head = Head();
+    text_[0].replace(0, head_in_text_, head);
+    head_in_text_ = head.size();
+  }
+}
+
 std::string CardBuilder::Head() const {
   std::string head = "{\"sessionId\":";
   json::AppendQuoted(head, session_id_);
@@ -201,8 +214,9 @@ size_t CardBuilder::text_size() const {
 
 Status CardBuilder::DrainText(const std::function<Status(std::string_view)>& write) {
   if (!head_drained_) {
-    RETURN_IF_ERROR(write(Head()));
+    if (!head_in_text_) RETURN_IF_ERROR(write(Head()));  // else the first block starts with it
     head_drained_ = true;
+    head_in_text_ = 0;
   }
   for (const std::string& block : text_) {
     if (!block.empty()) RETURN_IF_ERROR(write(block));
@@ -228,6 +242,7 @@ void CardBuilder::Append(CardBuilder&& later) {
     // later's blocks read as one text, which follows this one's after a comma.
     // They are moved, not copied: DrainText() writes them as they are, and
     // FinishText() joins them in the first block when it has the room.
+    if (later.head_in_text_) later.text_[0].erase(0, later.head_in_text_);  // one head is enough
     if (later.text_size()) {
       if (flushed_) BlockFor(0);
       for (std::string& block : later.text_) {
@@ -242,7 +257,7 @@ void CardBuilder::Append(CardBuilder&& later) {
   results_without_call_ += later.results_without_call_;
 }
 
-std::optional<CardBuilder> CardsInPieces(const presenters::PresenterSet& presenters,
+std::optional<CardBuilder> CardsInPieces(const presenters::PresenterSet& presenters, std::string session_id,
                                          const std::vector<uint64_t>& piece_bytes, const PieceReader& read) {
   std::vector<CardBuilder> builders;
   std::vector<PieceSink> sinks;
@@ -250,39 +265,42 @@ std::optional<CardBuilder> CardsInPieces(const presenters::PresenterSet& present
   uint64_t log_bytes = 0;
   for (uint64_t bytes : piece_bytes) log_bytes += bytes;
   for (uint64_t bytes : piece_bytes) {
-    CardBuilder& builder = builders.emplace_back("", presenters, CardBuilder::Keep::kText);
+    // Only the first piece's cards begin the document, so only its builder writes the head.
+    CardBuilder& builder =
+        builders.emplace_back(builders.empty() ? session_id : std::string(), presenters, CardBuilder::Keep::kText);
     builder.ReserveText(CardsSizeHint(builders.size() == 1 ? log_bytes : bytes));
     sinks.push_back([&builder](log::Event&& e) {
       builder.Add(std::move(e));
       return Status::Ok();
     });
   }
-  std::optional<std::string> session_id = read(sinks);
-  if (!session_id) return std::nullopt;
+  std::optional<std::string> read_id = read(sinks);
+  if (!read_id) return std::nullopt;
   for (size_t i = 1; i < builders.size(); ++i) {
     if (builders[i].results_without_call()) return std::nullopt;
     builders[0].Append(std::move(builders[i]));
   }
-  builders[0].set_session_id(std::move(*session_id));
+  if (*read_id != session_id) builders[0].set_session_id(std::move(*read_id));
   return std::move(builders[0]);
 }
 
 std::string CardBuilder::FinishText() {
-  const std::string head = head_drained_ ? "" : Head();
+  if (keep_ == Keep::kText) FlushAll();  // may write the first card, and with it the head
+  const std::string head = head_drained_ || head_in_text_ ? "" : Head();
   if (keep_ == Keep::kText) {
-    FlushAll();
     const size_t size = head.size() + text_size() + 3;  // room for "]}\n": callers end the document with a newline
     std::string out;
     if (text_.front().capacity() >= size) {  // reserved big enough: the rest joins it, the head goes in front
       out = std::move(text_.front());
       for (size_t i = 1; i < text_.size(); ++i) out += text_[i];
-      out.insert(0, head);
+      if (!head.empty()) out.insert(0, head);
     } else {
       base::ReserveLarge(out, size);
       out += head;
       for (const std::string& block : text_) out += block;
     }
     text_.assign(1, std::string());
+    head_in_text_ = 0;
     out += "]}";
     return out;
   }

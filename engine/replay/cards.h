@@ -56,7 +56,11 @@ class CardBuilder {
   CardBuilder(std::string session_id, const presenters::PresenterSet& presenters, Keep keep = Keep::kViews)
       : session_id_(std::move(session_id)), presenters_(presenters), keep_(keep) {}
 
-  void set_session_id(std::string id) { session_id_ = std::move(id); }
+  // Before DrainText() first writes. With Keep::kText the document's head is
+  // written with the first card when the session id is known by then (not
+  // ""), so that FinishText() need not move the whole text to put it in
+  // front; a later change of id rewrites it.
+  void set_session_id(std::string id);
   // Keep::kText: the document's expected size. The text then grows in place
   // instead of by doubling copies; a generous guess costs only address space,
   // since pages that are never written are never touched.
@@ -153,6 +157,7 @@ class CardBuilder {
   mutable std::vector<std::string> text_ = std::vector<std::string>(1);
   mutable size_t flushed_ = 0;
   bool head_drained_ = false;  // DrainText() wrote the document's head
+  mutable size_t head_in_text_ = 0;  // Keep::kText: the head's bytes at the front of text_[0] (0: not there)
   size_t results_without_call_ = 0;
   std::map<std::string, size_t> open_;                               // callId → index, awaiting a result
   std::map<std::string, std::pair<std::string, std::string>> asked_;  // callId → (name, arguments) requested
@@ -160,9 +165,9 @@ class CardBuilder {
 
 // The cards of a log read in pieces on several threads: one builder per
 // piece, fed by `read`, which gives piece i's events to sinks[i] and returns
-// the session id, or nullopt when the pieces are not exactly the log
-// (store::ReadFilePieces). Returns the first builder with the others
-// appended and the session id set: FinishText() gives the document,
+// the session id (expected to be `session_id`, from the log's header), or
+// nullopt when the pieces are not exactly the log (store::ReadFilePieces).
+// Returns the first builder with the others appended and the session id set: FinishText() gives the document,
 // DrainText() writes it without joining the pieces' texts. nullopt when
 // `read` refused, or when a piece after the first met a result whose call it
 // was not fed (it may lie in an earlier piece): the caller then replays the
@@ -171,7 +176,7 @@ class CardBuilder {
 // document, so that FinishText() can join the others' text onto its own.
 using PieceSink = std::function<Status(log::Event&&)>;
 using PieceReader = std::function<std::optional<std::string>(const std::vector<PieceSink>& sinks)>;
-std::optional<CardBuilder> CardsInPieces(const presenters::PresenterSet& presenters,
+std::optional<CardBuilder> CardsInPieces(const presenters::PresenterSet& presenters, std::string session_id,
                                          const std::vector<uint64_t>& piece_bytes, const PieceReader& read);
 
 }  // namespace retrace::replay

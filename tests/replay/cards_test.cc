@@ -152,11 +152,11 @@ TEST(CardsTest, LegacyPayloadShapesAreUpcastOnRead) {
 // The cards of a file replayed in pieces, up to `max_pieces`, cut wherever
 // a turn starts (CardsInPieces over store::ReadFilePieces); nullopt when
 // that replay refuses.
-std::optional<std::string> CardsOfPieces(const std::string& path, size_t max_pieces) {
+std::optional<std::string> CardsOfPieces(const std::string& path, size_t max_pieces, const std::string& session_id = "") {
   const std::vector<store::FilePiece> pieces = store::PlanFilePieces(path, max_pieces, 1);
   EXPECT_FALSE(pieces.empty()) << path;
   std::optional<CardBuilder> builder =
-      CardsInPieces(presenters::ReferencePresenters(), store::PieceSizes(pieces), [&](const std::vector<PieceSink>& sinks) {
+      CardsInPieces(presenters::ReferencePresenters(), session_id, store::PieceSizes(pieces), [&](const std::vector<PieceSink>& sinks) {
         return store::ReadFilePieces(path, pieces, CardsNeed, sinks);
       });
   if (!builder) return std::nullopt;
@@ -168,12 +168,17 @@ TEST(CardsTest, AReplayInPiecesGivesTheSameDocument) {
   const std::string many = dir / "many-turns.jsonl";  // c06's four turns, twenty times over
   retrace::testing::WriteFile(many, retrace::testing::RepeatedLog(ReadFile(FixturePath("c06-errors-policy.jsonl")), 20));
   const std::string whole = CardsFromFile(many);
-  for (size_t max_pieces : {2, 3, 7, 80}) {
-    EXPECT_EQ(CardsOfPieces(many, max_pieces), whole) << max_pieces << " pieces";
+  // The session id given up front (the head is written with the first card),
+  // none, or a wrong one: the head is rewritten once the log names the session.
+  for (const char* id : {"c06-errors-policy", "", "a-much-longer-session-id-than-the-real-one"}) {
+    for (size_t max_pieces : {2, 3, 7, 80}) {
+      EXPECT_EQ(CardsOfPieces(many, max_pieces, id), whole) << max_pieces << " pieces, id " << id;
+    }
   }
   for (const std::string& fixture : retrace::testing::RawFixtures()) {
     if (fixture.ends_with(".crashed.jsonl")) continue;  // a torn tail: refused, as store tests show
-    EXPECT_EQ(CardsOfPieces(FixturePath(fixture), 4), Golden(fixture)) << fixture;
+    const std::string id = fixture.substr(0, fixture.find(".jsonl"));
+    EXPECT_EQ(CardsOfPieces(FixturePath(fixture), 4, id), Golden(fixture)) << fixture;
   }
 }
 

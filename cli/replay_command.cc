@@ -158,8 +158,9 @@ Command ReplayCommand() {
                 ->check(CLI::IsMember({"cards", "transcript", "text", "html"}));
             sub.add_option("-o,--output", a->output, kOutputFileHelp);
             sub.add_option("--threads", a->threads,
-                           "Cards from a log file: cut it at turn starts into up to N pieces (of 1 MiB or more, for\n"
-                           "a log up to 256 MiB) replayed side by side; 1 replays in one piece. Default: one per core");
+                           "Cards from a log file of 1-256 MiB: cut it where turns start into up to N pieces of 1 MiB\n"
+                           "or more, replayed side by side (the document is the one a single thread writes).\n"
+                           "1: one piece. Default: one per core");
             sub.footer(
                 "cards       one JSON document {sessionId, calls:[{callId, name, args, pending, result, isError,\n"
                 "            display:{pending, result}}]}: each call's own views from the tool's presenters\n"

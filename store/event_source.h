@@ -45,7 +45,8 @@ std::vector<FilePiece> PlanFilePieces(const std::string& path, size_t max_pieces
 // Each piece's size in bytes.
 std::vector<uint64_t> PieceSizes(const std::vector<FilePiece>& pieces);
 // Reads each piece on its own thread (the first on the caller's), giving
-// piece i's events to sinks[i] in order, as ReadFileEvents gives them.
+// piece i's events to sinks[i] in order, as ReadFileEvents gives them;
+// `need` is called on every piece's thread.
 // Returns the session id when the pieces together are exactly what
 // ReadFileEvents reads: every line parses, the seqs run on across each cut,
 // no torn tail, every sink succeeded, and no piece after the first holds an

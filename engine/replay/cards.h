@@ -164,7 +164,7 @@ class CardBuilder {
 };
 
 // The cards of a log read in pieces on several threads: one builder per
-// piece, fed by `read`, which gives piece i's events to sinks[i] and returns
+// piece (the presenters, being pure, serve every thread), fed by `read`, which gives piece i's events to sinks[i] and returns
 // the session id (expected to be `session_id`, from the log's header), or
 // nullopt when the pieces are not exactly the log (store::ReadFilePieces).
 // Returns the first builder with the others appended and the session id set: FinishText() gives the document,

@@ -62,9 +62,6 @@ Result<std::string> ReadSource(const Context& ctx, const std::string& source, co
   return source;
 }
 
-// The card document, handed to `write` as it is made: every `drain_bytes`,
-// so that memory holds a block rather than the document, or all at the end
-// (drain_bytes 0), so that a reader never sees part of a failed replay.
 // The cards of a log file read in pieces on `threads` threads, or nullopt
 // when it is not worth it or cannot be done exactly (then it is replayed in
 // one piece, which also gives any error).
@@ -86,6 +83,10 @@ Status WriteRest(replay::CardBuilder& builder, const std::function<Status(std::s
   return write(builder.FinishText() + "\n");
 }
 
+// The card document, handed to `write` as it is made: every `drain_bytes`,
+// so that memory holds a block rather than the document, or all at the end
+// (drain_bytes 0), so that a reader never sees part of a failed replay. A
+// log file read in pieces is written when all its pieces are joined.
 Status WriteCards(const Context& ctx, const Args& a, size_t drain_bytes,
                   const std::function<Status(std::string_view)>& write) {
   std::string id = a.source;  // the document's head names the session before any call

@@ -62,7 +62,7 @@ struct PieceOutcome {
   bool exact = false;       // read to its end with no issue, error or upcast
   int64_t first_seq = -1;   // of its first record (-1: none)
   int64_t next_seq = -1;
-  std::string session_id;   // the first piece's
+  std::string session_id;   // from the header: the first piece's; "" for the others
 };
 
 PieceOutcome ReadPiece(const std::string& path, const FilePiece& piece, const TypeFilter& need, const EventSink& sink) {

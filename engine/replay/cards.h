@@ -164,16 +164,18 @@ class CardBuilder {
 };
 
 // The cards of a log read in pieces on several threads: one builder per
-// piece (the presenters, being pure, serve every thread), fed by `read`, which gives piece i's events to sinks[i] and returns
-// the session id (expected to be `session_id`, from the log's header), or
-// nullopt when the pieces are not exactly the log (store::ReadFilePieces).
-// Returns the first builder with the others appended and the session id set: FinishText() gives the document,
-// DrainText() writes it without joining the pieces' texts. nullopt when
-// `read` refused, or when a piece after the first met a result whose call it
-// was not fed (it may lie in an earlier piece): the caller then replays the
-// log in one piece. `piece_bytes` are the pieces' sizes in the log, for
-// reserving text (CardsSizeHint); the first builder reserves for the whole
-// document, so that FinishText() can join the others' text onto its own.
+// piece (the presenters, being pure, serve every thread), fed by `read`,
+// which gives piece i's events to sinks[i] and returns the session id
+// (expected to be `session_id`, from the log's header), or nullopt when the
+// pieces are not exactly the log (store::ReadFilePieces). Returns the first
+// builder with the others appended and the session id set: FinishText()
+// gives the document, DrainText() writes it without joining the pieces'
+// texts. nullopt when `read` refused, or when a piece after the first met a
+// result whose call it was not fed (it may lie in an earlier piece): the
+// caller then replays the log in one piece. `piece_bytes` are the pieces'
+// sizes in the log, for reserving text (CardsSizeHint); the first builder
+// reserves for the whole document, so that FinishText() can join the others'
+// text onto its own.
 using PieceSink = std::function<Status(log::Event&&)>;
 using PieceReader = std::function<std::optional<std::string>(const std::vector<PieceSink>& sinks)>;
 std::optional<CardBuilder> CardsInPieces(const presenters::PresenterSet& presenters, std::string session_id,

@@ -143,13 +143,7 @@ TEST_F(CliTest, ReplayCardsOnSeveralThreadsWritesWhatOneThreadWrites) {
   retrace::testing::WriteFile(dir_ / "many.jsonl", many);
   retrace::testing::WriteFile(dir_ / "torn.jsonl", many.substr(0, many.size() - 10));
   const std::string header = retrace::testing::Lines(ReadFile(FixturePath("s1-tools-inject.jsonl"))).front();
-  retrace::testing::WriteFile(dir_ / "split-call.jsonl", header + "\n" +
-      R"({"type":"turn/start","seq":0,"time":1,"data":{"turn":1}})" "\n"
-      R"({"type":"tool/call","seq":1,"time":2,"data":{"turn":1,"step":1,"callId":"c1","name":"write","arguments":"{\"file_path\":\"a.txt\",\"content\":\")" +
-      std::string(3 << 20, 'x') + R"(\"}"}})" "\n"
-      R"({"type":"turn/start","seq":2,"time":3,"data":{"turn":2}})" "\n"
-      R"({"type":"tool/result","seq":3,"time":4,"data":{"turn":2,"step":1,"message":{"source":{"kind":"tool","callId":"c1"},"content":[{"type":"tool-result","toolCallId":"c1","content":[{"type":"text","text":"Wrote a.txt"}]}]}}})" "\n"
-      R"({"type":"turn/end","seq":4,"time":5,"data":{"turn":2,"reason":{"kind":"completed"}}})" "\n");
+  retrace::testing::WriteFile(dir_ / "split-call.jsonl", retrace::testing::CallSplitFromItsResultLog(header, 3 << 20));
   for (const char* log : {"many.jsonl", "torn.jsonl", "split-call.jsonl"}) {
     const Outcome one = Retrace("replay " + dir_ / log + " --threads 1");
     ASSERT_EQ(one.code, 0) << log << ": " << one.out.substr(0, 300);

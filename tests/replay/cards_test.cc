@@ -190,13 +190,7 @@ TEST(CardsTest, AResultInALaterPieceThanItsCallVoidsTheReplayInPieces) {
   TempDir dir;
   const std::string path = dir / "split-call.jsonl";
   const std::string header = retrace::testing::Lines(ReadFile(FixturePath("s1-tools-inject.jsonl"))).front();
-  const std::string content(4096, 'x');  // puts the middle of the file before the second turn
-  retrace::testing::WriteFile(path, header + "\n" +
-      R"({"type":"turn/start","seq":0,"time":1,"data":{"turn":1}})" "\n"
-      R"({"type":"tool/call","seq":1,"time":2,"data":{"turn":1,"step":1,"callId":"c1","name":"write","arguments":"{\"file_path\":\"a.txt\",\"content\":\")" + content + R"(\"}"}})" "\n"
-      R"({"type":"turn/start","seq":2,"time":3,"data":{"turn":2}})" "\n"
-      R"({"type":"tool/result","seq":3,"time":4,"data":{"turn":2,"step":1,"message":{"source":{"kind":"tool","callId":"c1"},"content":[{"type":"tool-result","toolCallId":"c1","content":[{"type":"text","text":"Wrote a.txt"}]}]}}})" "\n"
-      R"({"type":"turn/end","seq":4,"time":5,"data":{"turn":2,"reason":{"kind":"completed"}}})" "\n");
+  retrace::testing::WriteFile(path, retrace::testing::CallSplitFromItsResultLog(header, 4096));
   ASSERT_EQ(store::PlanFilePieces(path, 2, 1).size(), 2u);
   EXPECT_FALSE(CardsOfPieces(path, 2).has_value());
   const Value whole = json::Parse(CardsFromFile(path)).value();

@@ -34,7 +34,7 @@ struct Args {
 // hold their cards in memory until they are joined; a larger log streams
 // through one thread with bounded memory).
 constexpr uint64_t kMinPieceBytes = uint64_t{1} << 20;
-constexpr uint64_t kMaxPiecedLog = uint64_t{256} << 20;
+constexpr uint64_t kMaxPiecedLog = uint64_t{64} << 20;
 
 // A path to an existing file is read directly; anything else names a stored session.
 bool IsFile(const std::string& source) {
@@ -159,7 +159,7 @@ Command ReplayCommand() {
                 ->check(CLI::IsMember({"cards", "transcript", "text", "html"}));
             sub.add_option("-o,--output", a->output, kOutputFileHelp);
             sub.add_option("--threads", a->threads,
-                           "Cards from a log file of 1-256 MiB: cut it where turns start into up to N pieces of 1 MiB\n"
+                           "Cards from a log file of 1-64 MiB: cut it where turns start into up to N pieces of 1 MiB\n"
                            "or more, replayed side by side (the document is the one a single thread writes).\n"
                            "1: one piece. Default: one per core");
             sub.footer(

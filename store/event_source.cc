@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <exception>
 #include <system_error>
 #include <thread>
 
@@ -154,7 +155,14 @@ std::optional<std::string> ReadFilePieces(const std::string& path, const std::ve
   bool started = true;
   for (size_t i = 1; started && i < pieces.size(); ++i) {
     try {
-      threads.emplace_back([&, i] { outcomes[i] = ReadPiece(path, pieces[i], need, sinks[i]); });
+      threads.emplace_back([&, i] {
+        // An exception must not end the process from a worker: the piece just
+        // stays unread (one thread, with less memory held, may yet succeed).
+        try {
+          outcomes[i] = ReadPiece(path, pieces[i], need, sinks[i]);
+        } catch (const std::exception&) {
+        }
+      });
     } catch (const std::system_error&) {  // no thread to be had: the caller reads the file on its own
       started = false;
     }

@@ -83,6 +83,25 @@ double CardsInPieces(const std::string& file, unsigned threads, const std::strin
   return seconds;
 }
 
+// Cards from the stored session in pieces, one per thread, as `retrace replay <session>` makes them.
+double StoredCardsInPieces(const std::string& db, unsigned threads) {
+  const double start = NowSeconds();
+  auto store = store::EventStore::Open(db);
+  if (!store.ok()) return -1;
+  auto pieces = store::PlanStoredPieces(**store, kSession, threads, 4096);
+  if (!pieces.ok() || pieces->size() != threads) return -1;
+  std::optional<replay::CardBuilder> builder = replay::CardsInPieces(
+      presenters::ReferencePresenters(), kSession, std::vector<uint64_t>(pieces->size(), 0),
+      [&](const std::vector<replay::PieceSink>& sinks) -> std::optional<std::string> {
+        if (!store::ReadStoredPieces(**store, kSession, *pieces, replay::CardsNeed, sinks)) return std::nullopt;
+        return kSession;
+      });
+  if (!builder) return -1;
+  std::string text = builder->FinishText();
+  text += '\n';
+  return NowSeconds() - start;
+}
+
 // The transcript rendered as the HTML page, from the file.
 double Html(const std::string& file) {
   const double start = NowSeconds();
@@ -143,6 +162,7 @@ int Main(int argc, char** argv) {
                    0, "");
     });
   });
+  const Sample store_pieces = Best(o.reps, [&] { return RunInChild([&] { return StoredCardsInPieces(db, 2); }); });
   const Sample html = Best(o.reps, [&] { return RunInChild([&] { return Html(file); }); });
   const Sample upstream = o.node.empty() ? Sample{} : Best(o.reps, [&] {
     return RunCommand({o.node, RETRACE_SOURCE_DIR "/bench/upstream/replay.mjs", o.upstream, file, kSession,
@@ -151,6 +171,7 @@ int Main(int argc, char** argv) {
   Row("retrace cards, from the JSONL file", from_file, log);
   Row("retrace cards, from the file, 2 threads", in_pieces, log);
   Row("retrace cards, from the store", from_store, log);
+  Row("retrace cards, from the store, 2 threads", store_pieces, log);
   Row("retrace HTML page, from the JSONL file", html, log);
   Row("upstream load() + presenters (Node 22)", upstream, log);
   if (from_file.ok && upstream.ok) {

@@ -29,12 +29,15 @@ struct Args {
   unsigned threads = 0;  // 0: one per core
 };
 
-// A log file is replayed to cards in pieces, one per thread, when each piece
-// has at least this much and the whole log at most kMaxPiecedLog (pieces
-// hold their cards in memory until they are joined; a larger log streams
-// through one thread with bounded memory).
+// A log file or a stored session is replayed to cards in pieces, one per
+// thread, when each piece has at least this much and the whole at most the
+// max (pieces hold their cards in memory until they are joined; a larger
+// session streams through one thread with bounded memory). 64 MiB of log
+// hold about 256k events.
 constexpr uint64_t kMinPieceBytes = uint64_t{1} << 20;
 constexpr uint64_t kMaxPiecedLog = uint64_t{64} << 20;
+constexpr int64_t kMinPieceEvents = 4096;
+constexpr int64_t kMaxPiecedEvents = 256 * 1024;
 
 // A path to an existing file is read directly; anything else names a stored session.
 bool IsFile(const std::string& source) {
@@ -77,6 +80,25 @@ std::optional<replay::CardBuilder> PiecedCards(const std::string& path, const st
                                });
 }
 
+// The same for a stored session (nullopt also when `source` names none: the
+// one-thread replay then says what is wrong).
+std::optional<replay::CardBuilder> PiecedStoredCards(const Context& ctx, const std::string& source, unsigned threads) {
+  std::error_code ec;
+  if (threads < 2 || std::filesystem::is_directory(source, ec) || LooksLikeAPath(source)) return std::nullopt;
+  auto store = ctx.OpenStore(false, /*create=*/false);
+  if (!store.ok()) return std::nullopt;
+  auto pieces = store::PlanStoredPieces(**store, source, threads, kMinPieceEvents);
+  if (!pieces.ok() || pieces->size() < 2 || pieces->back().to > kMaxPiecedEvents) return std::nullopt;
+  // The document's size is not known in advance: the builders grow their text in blocks.
+  return replay::CardsInPieces(presenters::ReferencePresenters(), source, std::vector<uint64_t>(pieces->size(), 0),
+                               [&](const std::vector<replay::PieceSink>& sinks) -> std::optional<std::string> {
+                                 if (!store::ReadStoredPieces(**store, source, *pieces, replay::CardsNeed, sinks)) {
+                                   return std::nullopt;
+                                 }
+                                 return source;
+                               });
+}
+
 // Writes the cards the builder holds, then the document's end.
 Status WriteRest(replay::CardBuilder& builder, const std::function<Status(std::string_view)>& write) {
   RETURN_IF_ERROR(builder.DrainText(write));
@@ -97,6 +119,8 @@ Status WriteCards(const Context& ctx, const Args& a, size_t drain_bytes,
     if (std::optional<replay::CardBuilder> pieced = PiecedCards(a.source, id, a.threads)) return WriteRest(*pieced, write);
     std::error_code ec;
     if (!drain_bytes) reserve = replay::CardsSizeHint(std::filesystem::file_size(a.source, ec));
+  } else if (std::optional<replay::CardBuilder> pieced = PiecedStoredCards(ctx, a.source, a.threads)) {
+    return WriteRest(*pieced, write);
   }
   replay::CardBuilder builder(id, presenters::ReferencePresenters(), replay::CardBuilder::Keep::kText);
   builder.ReserveText(reserve);
@@ -159,9 +183,10 @@ Command ReplayCommand() {
                 ->check(CLI::IsMember({"cards", "transcript", "text", "html"}));
             sub.add_option("-o,--output", a->output, kOutputFileHelp);
             sub.add_option("--threads", a->threads,
-                           "Cards from a log file of 1-64 MiB: cut it where turns start into up to N pieces of 1 MiB\n"
-                           "or more, replayed side by side (the document is the one a single thread writes).\n"
-                           "1: one piece. Default: one per core");
+                           "Cards from a log file (up to 64 MiB) or a stored session (up to 256k events): cut it\n"
+                           "where turns start into up to N pieces of at least 1 MiB or 4096 events, replayed side\n"
+                           "by side (the document is the one a single thread writes). 1: one piece. Default: one\n"
+                           "per core");
             sub.footer(
                 "cards       one JSON document {sessionId, calls:[{callId, name, args, pending, result, isError,\n"
                 "            display:{pending, result}}]}: each call's own views from the tool's presenters\n"

@@ -9,8 +9,10 @@
 #include <thread>
 
 #include "engine/log/upcaster.h"
+#include "store/event_id.h"
 #include "store/fast_json_parser.h"
 #include "store/jsonl_reader.h"
+#include "store/sqlite.h"
 #include "store/zstd_frames.h"
 
 namespace retrace::store {
@@ -91,20 +93,63 @@ PieceOutcome ReadPiece(const std::string& path, const FilePiece& piece, const Ty
   return out;
 }
 
-}  // namespace
-
-Status ReadStoredEvents(EventStore& store, std::string_view session_id, const TypeFilter& need, const EventSink& sink) {
-  ASSIGN_OR_RETURN(int64_t key, store.SessionKey(session_id));
+// The events of the rows of `range`, parsed and upcast, to `upcast`. Chunk
+// rows stay in the database: the type column says they are not needed.
+Status ReadStoredRange(EventStore& store, int64_t key, SeqRange range, const TypeFilter& need, UpcastingSink& upcast) {
   FastJsonParser parser;
-  UpcastingSink upcast(std::string(session_id), need, sink);
-  // Chunk rows are left in the database: the type column says they are not needed.
   auto read = [&](std::string_view type) { return need(type) || BecomesAnotherType(type); };
-  return store.ForEachRow(key, 0, std::nullopt, read, [&](const StoredRow& row) -> Status {
+  return store.ForEachRow(key, range.from, range.to, std::nullopt, read, [&](const StoredRow& row) -> Status {
     if (!row.packed.empty()) return Status::Ok();
     ASSIGN_OR_RETURN(json::Value value, parser.Parse(row.json));
     ASSIGN_OR_RETURN(log::Event event, log::EventFromJson(std::move(value)));
     return upcast(std::move(event));
   });
+}
+
+// One piece of a stored session after the first, over its own connection.
+bool ReadStoredPiece(const std::string& db_path, std::string_view session_id, SeqRange range, const TypeFilter& need,
+                     const EventSink& sink) {
+  StoreOptions options;
+  options.create = false;
+  auto store = EventStore::Open(db_path, options);
+  if (!store.ok()) return false;
+  auto key = (*store)->SessionKey(session_id);
+  if (!key.ok()) return false;
+  UpcastingSink upcast(std::string(session_id), need, sink);
+  return ReadStoredRange(**store, *key, range, need, upcast).ok() && !upcast.upcast_any();
+}
+
+// Runs piece(i) for every piece, each on its own thread but the first, which
+// runs on the caller's; false unless every one returned true.
+bool OnePerThread(size_t pieces, const std::function<bool(size_t)>& piece) {
+  std::vector<char> done(pieces, 0);
+  std::vector<std::thread> threads;
+  bool started = true;
+  for (size_t i = 1; started && i < pieces; ++i) {
+    try {
+      threads.emplace_back([&, i] {
+        // An exception must not end the process from a worker: the piece just
+        // stays unread (one thread, with less memory held, may yet succeed).
+        try {
+          done[i] = piece(i);
+        } catch (const std::exception&) {
+        }
+      });
+    } catch (const std::system_error&) {  // no thread to be had: the caller reads on its own
+      started = false;
+    }
+  }
+  if (started) done[0] = piece(0);
+  for (std::thread& t : threads) t.join();
+  return std::all_of(done.begin(), done.end(), [](char d) { return d != 0; });
+}
+
+}  // namespace
+
+Status ReadStoredEvents(EventStore& store, std::string_view session_id, const TypeFilter& need, const EventSink& sink) {
+  ASSIGN_OR_RETURN(int64_t key, store.SessionKey(session_id));
+  UpcastingSink upcast(std::string(session_id), need, sink);
+  return ReadStoredRange(store, key, {0, kMaxSeq + 1}, need, upcast);
 }
 
 Result<std::string> ReadFileEvents(const std::string& path, const TypeFilter& need, const EventSink& sink) {
@@ -151,30 +196,50 @@ std::optional<std::string> ReadFilePieces(const std::string& path, const std::ve
                                           const TypeFilter& need, const std::vector<EventSink>& sinks) {
   if (pieces.empty() || pieces.size() != sinks.size() || pieces.front().begin != 0) return std::nullopt;
   std::vector<PieceOutcome> outcomes(pieces.size());
-  std::vector<std::thread> threads;
-  bool started = true;
-  for (size_t i = 1; started && i < pieces.size(); ++i) {
-    try {
-      threads.emplace_back([&, i] {
-        // An exception must not end the process from a worker: the piece just
-        // stays unread (one thread, with less memory held, may yet succeed).
-        try {
-          outcomes[i] = ReadPiece(path, pieces[i], need, sinks[i]);
-        } catch (const std::exception&) {
-        }
-      });
-    } catch (const std::system_error&) {  // no thread to be had: the caller reads the file on its own
-      started = false;
-    }
-  }
-  if (started) outcomes[0] = ReadPiece(path, pieces[0], need, sinks[0]);
-  for (std::thread& t : threads) t.join();
-  for (size_t i = 0; i < outcomes.size(); ++i) {
-    if (!outcomes[i].exact) return std::nullopt;
-    // Each cut lies at a line start, so a piece has at least one line; its seqs continue the previous piece's.
-    if (i > 0 && outcomes[i].first_seq != outcomes[i - 1].next_seq) return std::nullopt;
+  const bool read = OnePerThread(pieces.size(), [&](size_t i) {
+    outcomes[i] = ReadPiece(path, pieces[i], need, sinks[i]);
+    return outcomes[i].exact;
+  });
+  if (!read) return std::nullopt;
+  // Each cut lies at a line start, so a piece has at least one line; its seqs continue the previous piece's.
+  for (size_t i = 1; i < outcomes.size(); ++i) {
+    if (outcomes[i].first_seq != outcomes[i - 1].next_seq) return std::nullopt;
   }
   return outcomes[0].session_id;
+}
+
+Result<std::vector<SeqRange>> PlanStoredPieces(EventStore& store, std::string_view session_id, size_t max_pieces,
+                                               int64_t min_piece_events) {
+  ASSIGN_OR_RETURN(int64_t key, store.SessionKey(session_id));
+  ASSIGN_OR_RETURN(int64_t events, store.NextSeq(key));
+  std::vector<SeqRange> pieces{{0, events}};
+  const int64_t count = min_piece_events > 0 ? std::min<int64_t>(static_cast<int64_t>(max_pieces), events / min_piece_events) : 1;
+  // The first turn/start at or after a seq: the rows are clustered by (session, seq), so this reads from there on only.
+  ASSIGN_OR_RETURN(Statement next_turn, Statement::Prepare(store.db(),
+      "SELECT seq FROM events WHERE event_id BETWEEN ? AND ? AND type = 'turn/start' ORDER BY event_id LIMIT 1"));
+  for (int64_t i = 1; i < count; ++i) {
+    next_turn.Reset();
+    next_turn.Bind(1, EventId(key, events / count * i)).Bind(2, EventId(key, kMaxSeq));
+    ASSIGN_OR_RETURN(bool found, next_turn.Step());
+    if (!found) break;
+    const int64_t cut = next_turn.Int(0);
+    if (cut <= pieces.back().from) continue;  // the previous cut's turn again
+    pieces.back().to = cut;
+    pieces.push_back({cut, events});
+  }
+  return pieces;
+}
+
+bool ReadStoredPieces(EventStore& store, std::string_view session_id, const std::vector<SeqRange>& pieces,
+                      const TypeFilter& need, const std::vector<EventSink>& sinks) {
+  if (pieces.empty() || pieces.size() != sinks.size()) return false;
+  auto key = store.SessionKey(session_id);
+  if (!key.ok()) return false;
+  return OnePerThread(pieces.size(), [&](size_t i) {
+    if (i > 0) return ReadStoredPiece(store.path(), session_id, pieces[i], need, sinks[i]);
+    UpcastingSink upcast(std::string(session_id), need, sinks[0]);
+    return ReadStoredRange(store, *key, pieces[0], need, upcast).ok();
+  });
 }
 
 }  // namespace retrace::store

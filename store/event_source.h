@@ -56,6 +56,26 @@ std::vector<uint64_t> PieceSizes(const std::vector<FilePiece>& pieces);
 std::optional<std::string> ReadFilePieces(const std::string& path, const std::vector<FilePiece>& pieces,
                                           const TypeFilter& need, const std::vector<EventSink>& sinks);
 
+// A stored session in pieces: the events with seq in [from, to), each piece
+// after the first starting at a turn/start event.
+struct SeqRange {
+  int64_t from = 0, to = 0;
+};
+// Up to `max_pieces` pieces of about equal numbers of events; one (the whole
+// session) when pieces would hold under `min_piece_events` events or no
+// turn starts after a cut point. NotFound for an unknown session.
+Result<std::vector<SeqRange>> PlanStoredPieces(EventStore& store, std::string_view session_id, size_t max_pieces,
+                                               int64_t min_piece_events);
+// Reads each piece on its own thread (the first on the caller's, over
+// `store`; the others over connections of their own to its database), giving
+// piece i's events to sinks[i] in order, as ReadStoredEvents gives them.
+// True when every piece was read (the store has checked the seqs already)
+// and no piece after the first holds an event an upcaster rewrites;
+// otherwise the sinks' results are void, and the caller reads the session
+// with ReadStoredEvents, whose errors count.
+bool ReadStoredPieces(EventStore& store, std::string_view session_id, const std::vector<SeqRange>& pieces,
+                      const TypeFilter& need, const std::vector<EventSink>& sinks);
+
 }  // namespace retrace::store
 
 #endif  // RETRACE_STORE_EVENT_SOURCE_H_

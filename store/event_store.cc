@@ -160,12 +160,19 @@ Status EventStore::ForEachRow(int64_t key, int64_t from_seq, const std::optional
 Status EventStore::ForEachRow(int64_t key, int64_t from_seq, const std::optional<std::string>& type,
                               const std::function<bool(std::string_view type)>& need,
                               const std::function<Status(const StoredRow&)>& fn) {
+  return ForEachRow(key, from_seq, kMaxSeq + 1, type, need, fn);
+}
+
+Status EventStore::ForEachRow(int64_t key, int64_t from_seq, int64_t to_seq, const std::optional<std::string>& type,
+                              const std::function<bool(std::string_view type)>& need,
+                              const std::function<Status(const StoredRow&)>& fn) {
+  if (to_seq <= 0) return Status::Ok();
   ASSIGN_OR_RETURN(int64_t start, RowStart(key, from_seq));
   std::string sql = "SELECT seq, count, type, time, packed, json FROM events WHERE event_id BETWEEN ? AND ?";
   if (type) sql += " AND type = ?";
   sql += " ORDER BY event_id";
   ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, sql));
-  st.Bind(1, start).Bind(2, EventId(key, kMaxSeq));
+  st.Bind(1, start).Bind(2, EventId(key, std::min(to_seq - 1, kMaxSeq)));
   if (type) st.Bind(3, *type);
   while (true) {
     ASSIGN_OR_RETURN(bool row, st.Step());

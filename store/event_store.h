@@ -135,6 +135,11 @@ class EventStore {
   Status ForEachRow(int64_t session_key, int64_t from_seq, const std::optional<std::string>& type,
                     const std::function<bool(std::string_view type)>& need,
                     const std::function<Status(const StoredRow&)>& fn);
+  // The same, for the rows that start before `to_seq` only (a piece of a
+  // session, event_source.h).
+  Status ForEachRow(int64_t session_key, int64_t from_seq, int64_t to_seq, const std::optional<std::string>& type,
+                    const std::function<bool(std::string_view type)>& need,
+                    const std::function<Status(const StoredRow&)>& fn);
 
   // Calls `fn` with each storage line after the header, as it was imported
   // (packed chunk rows verbatim) or appended (one event per line).

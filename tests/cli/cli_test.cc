@@ -151,6 +151,13 @@ TEST_F(CliTest, ReplayCardsOnSeveralThreadsWritesWhatOneThreadWrites) {
     ASSERT_EQ(Retrace("replay " + dir_ / log + " --threads 2 -o " + dir_ / "cards.json").code, 0) << log;
     EXPECT_EQ(ReadFile(dir_ / "cards.json"), one.out) << log;
   }
+  // Stored, the same session (11,480 events) replays in pieces to the same document.
+  ASSERT_EQ(Retrace("import " + dir_ / "many.jsonl").code, 0);
+  const std::string from_file = Retrace("replay " + dir_ / "many.jsonl" + " --threads 1").out;
+  EXPECT_EQ(Retrace("replay c06-errors-policy --threads 1").out, from_file);
+  EXPECT_EQ(Retrace("replay c06-errors-policy --threads 2").out, from_file);
+  ASSERT_EQ(Retrace("replay c06-errors-policy --threads 2 -o " + dir_ / "stored.json").code, 0);
+  EXPECT_EQ(ReadFile(dir_ / "stored.json"), from_file);
 }
 
 TEST_F(CliTest, DemoRecordsReplaysAndWritesHtml) {

@@ -182,6 +182,34 @@ TEST(CardsTest, AReplayInPiecesGivesTheSameDocument) {
   }
 }
 
+TEST(CardsTest, AStoredSessionReplayedInPiecesGivesTheSameDocument) {
+  TempDir dir;
+  const std::string many = dir / "many-turns.jsonl";
+  retrace::testing::WriteFile(many, retrace::testing::RepeatedLog(ReadFile(FixturePath("c06-errors-policy.jsonl")), 20));
+  auto store = std::move(store::EventStore::Open(dir / "t.db")).value();
+  ASSERT_TRUE(store::ImportJsonl(*store, many).ok());
+  const std::string id = "c06-errors-policy";
+  CardBuilder one(id, presenters::ReferencePresenters(), CardBuilder::Keep::kText);
+  ASSERT_TRUE(store::ReadStoredEvents(*store, id, CardsNeed, [&](log::Event&& e) {
+                one.Add(std::move(e));
+                return Status::Ok();
+              }).ok());
+  const std::string whole = one.FinishText();
+  EXPECT_EQ(whole + "\n", CardsFromFile(many));
+  for (size_t max_pieces : {2, 3, 8}) {
+    const std::vector<store::SeqRange> pieces = store::PlanStoredPieces(*store, id, max_pieces, 1).value();
+    ASSERT_EQ(pieces.size(), max_pieces);
+    std::optional<CardBuilder> builder = CardsInPieces(
+        presenters::ReferencePresenters(), id, std::vector<uint64_t>(pieces.size(), 0),
+        [&](const std::vector<PieceSink>& sinks) -> std::optional<std::string> {
+          if (!store::ReadStoredPieces(*store, id, pieces, CardsNeed, sinks)) return std::nullopt;
+          return id;
+        });
+    ASSERT_TRUE(builder.has_value()) << max_pieces << " pieces";
+    EXPECT_EQ(builder->FinishText(), whole) << max_pieces << " pieces";
+  }
+}
+
 // A log whose turn starts between a call and its result (dsh never writes
 // one, but a hand-made log may): the later piece holds a result without its
 // call, so the replay in pieces refuses rather than guess; in one piece the

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/json/writer.h"
+#include "store/importer.h"
 #include "tests/store/store_test_util.h"
 
 namespace retrace::store {
@@ -142,6 +143,90 @@ TEST(FilePiecesTest, RefusesWhenASinkFails) {
       [&](log::Event&&) { return ++events == 5 ? Status::IoError("disk full") : Status::Ok(); },
   };
   EXPECT_FALSE(ReadFilePieces(path, pieces, Any, sinks).has_value());
+}
+
+// --- stored sessions ---
+
+std::vector<std::string> StoredSequential(EventStore& store, const std::string& id) {
+  std::vector<std::string> events;
+  EXPECT_TRUE(ReadStoredEvents(store, id, Any, [&](log::Event&& e) {
+                events.push_back(Describe(e));
+                return Status::Ok();
+              }).ok());
+  return events;
+}
+
+std::optional<std::vector<std::string>> StoredPieced(EventStore& store, const std::string& id,
+                                                     const std::vector<SeqRange>& pieces) {
+  std::vector<std::vector<std::string>> per_piece(pieces.size());
+  std::vector<EventSink> sinks;
+  for (auto& events : per_piece) {
+    sinks.push_back([&events](log::Event&& e) {
+      events.push_back(Describe(e));
+      return Status::Ok();
+    });
+  }
+  if (!ReadStoredPieces(store, id, pieces, Any, sinks)) return std::nullopt;
+  std::vector<std::string> joined;
+  for (auto& events : per_piece) joined.insert(joined.end(), events.begin(), events.end());
+  return joined;
+}
+
+TEST(StoredPiecesTest, CutsAtTurnStartsAndGiveExactlyTheEventsOfOneSequentialRead) {
+  TempDir dir;
+  auto store = testing::OpenStoreOrDie(dir / "t.db");
+  ASSERT_TRUE(ImportJsonl(*store, ManyTurnsLog(dir)).ok());
+  const std::vector<std::string> whole = StoredSequential(*store, "c06-errors-policy");
+  const int64_t events = store->NextSeq(store->SessionKey("c06-errors-policy").value()).value();
+  for (size_t max_pieces : {2, 3, 8, 80}) {
+    auto pieces = PlanStoredPieces(*store, "c06-errors-policy", max_pieces, 1);
+    ASSERT_TRUE(pieces.ok()) << pieces.status().message();
+    // Eighty cut points fall about one turn apart, and two may find the same turn start.
+    if (max_pieces < 80) {
+      ASSERT_EQ(pieces->size(), max_pieces);
+    } else {
+      ASSERT_GT(pieces->size(), 20u);
+    }
+    EXPECT_EQ(pieces->front().from, 0);
+    EXPECT_EQ(pieces->back().to, events);
+    for (size_t i = 1; i < pieces->size(); ++i) {
+      EXPECT_EQ((*pieces)[i].from, (*pieces)[i - 1].to);
+      std::string text;
+      ASSERT_TRUE(store->ForEachEvent("c06-errors-policy", {(*pieces)[i].from, std::nullopt}, [&](const StoredEvent& e) {
+                        if (text.empty()) text = e.type;
+                        return Status::Ok();
+                      }).ok());
+      EXPECT_EQ(text, "turn/start") << "piece " << i;
+    }
+    EXPECT_EQ(StoredPieced(*store, "c06-errors-policy", *pieces), whole) << max_pieces << " pieces";
+  }
+}
+
+TEST(StoredPiecesTest, OnePieceWhenTheSessionCannotBeCutAndNotFoundForNoSession) {
+  TempDir dir;
+  auto store = testing::OpenStoreOrDie(dir / "t.db");
+  ASSERT_TRUE(ImportJsonl(*store, FixturePath("c01-fs-read.jsonl")).ok());  // one turn
+  ASSERT_TRUE(ImportJsonl(*store, ManyTurnsLog(dir)).ok());
+  EXPECT_EQ(PlanStoredPieces(*store, "c01-fs-read", 4, 1)->size(), 1u);
+  EXPECT_EQ(PlanStoredPieces(*store, "c06-errors-policy", 1, 1)->size(), 1u);
+  EXPECT_EQ(PlanStoredPieces(*store, "c06-errors-policy", 4, 1 << 20)->size(), 1u);  // pieces would be too small
+  EXPECT_EQ(PlanStoredPieces(*store, "nope", 4, 1).status().code(), Status::Code::kNotFound);
+}
+
+// Legacy shapes are upcast on read, and an upcaster may need earlier events:
+// a piece after the first that holds one voids the read in pieces.
+TEST(StoredPiecesTest, RefusesWhenALaterPieceNeedsAnUpcast) {
+  TempDir dir;
+  const std::string legacy = dir / "legacy.jsonl";
+  WriteFile(legacy, retrace::testing::RepeatedLog(
+                        ReadFile(std::string(RETRACE_SOURCE_DIR) + "/tests/replay/corpus/legacy/s1-tools-inject.jsonl"), 3));
+  auto store = testing::OpenStoreOrDie(dir / "t.db");
+  ASSERT_TRUE(ImportJsonl(*store, legacy).ok());
+  auto pieces = PlanStoredPieces(*store, "s1-tools-inject", 3, 1);
+  ASSERT_TRUE(pieces.ok());
+  ASSERT_EQ(pieces->size(), 3u);
+  EXPECT_FALSE(StoredPieced(*store, "s1-tools-inject", *pieces).has_value());
+  EXPECT_EQ(StoredPieced(*store, "s1-tools-inject", {{0, pieces->back().to}}), StoredSequential(*store, "s1-tools-inject"));
 }
 
 }  // namespace

@@ -8,8 +8,8 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <optional>
 #include <filesystem>
+#include <optional>
 
 #include "bench/bench_options.h"
 #include "bench/log_generator.h"
@@ -69,9 +69,11 @@ std::string Slurp(const std::string& path) {
 double CardsInPieces(const std::string& file, unsigned threads, const std::string& out) {
   const double start = NowSeconds();
   const std::vector<store::FilePiece> pieces = store::PlanFilePieces(file, threads, 1 << 20);
-  std::optional<replay::CardBuilder> builder = replay::CardsInPieces(
-      presenters::ReferencePresenters(), kSession, store::PieceSizes(pieces),
-      [&](const std::vector<replay::PieceSink>& sinks) { return store::ReadFilePieces(file, pieces, replay::CardsNeed, sinks); });
+  std::optional<replay::CardBuilder> builder =
+      replay::CardsInPieces(presenters::ReferencePresenters(), kSession, store::PieceSizes(pieces),
+                            [&](const std::vector<replay::PieceSink>& sinks) {
+                              return store::ReadFilePieces(file, pieces, replay::CardsNeed, sinks);
+                            });
   if (!builder || pieces.size() != threads) {
     std::fprintf(stderr, "replay in %u pieces failed\n", threads);
     return -1;
@@ -90,12 +92,13 @@ double StoredCardsInPieces(const std::string& db, unsigned threads) {
   if (!store.ok()) return -1;
   auto pieces = store::PlanStoredPieces(**store, kSession, threads, 4096);
   if (!pieces.ok() || pieces->size() != threads) return -1;
-  std::optional<replay::CardBuilder> builder = replay::CardsInPieces(
-      presenters::ReferencePresenters(), kSession, std::vector<uint64_t>(pieces->size(), 0),
-      [&](const std::vector<replay::PieceSink>& sinks) -> std::optional<std::string> {
-        if (!store::ReadStoredPieces(**store, kSession, *pieces, replay::CardsNeed, sinks)) return std::nullopt;
-        return kSession;
-      });
+  std::optional<replay::CardBuilder> builder =
+      replay::CardsInPieces(presenters::ReferencePresenters(), kSession, std::vector<uint64_t>(pieces->size(), 0),
+                            [&](const std::vector<replay::PieceSink>& sinks) -> std::optional<std::string> {
+                              if (!store::ReadStoredPieces(**store, kSession, *pieces, replay::CardsNeed, sinks))
+                                return std::nullopt;
+                              return kSession;
+                            });
   if (!builder) return -1;
   std::string text = builder->FinishText();
   text += '\n';
@@ -180,8 +183,8 @@ int Main(int argc, char** argv) {
     std::printf(" (target >= 10)\n");
     if (html.ok) std::printf("file in → HTML out, retrace / upstream cards: %.1fx\n", upstream.seconds / html.seconds);
     const std::string theirs = Slurp(theirs_out);
-    std::printf("cards identical to upstream's: %s on 1 thread, %s on 2 threads\n", Slurp(ours_out) == theirs ? "yes" : "NO",
-                Slurp(pieces_out) == theirs ? "yes" : "NO");
+    std::printf("cards identical to upstream's: %s on 1 thread, %s on 2 threads\n",
+                Slurp(ours_out) == theirs ? "yes" : "NO", Slurp(pieces_out) == theirs ? "yes" : "NO");
   }
   RemoveDatabase(db);
   return 0;

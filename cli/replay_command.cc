@@ -68,7 +68,8 @@ Result<std::string> ReadSource(const Context& ctx, const std::string& source, co
 // The cards of a log file read in pieces on `threads` threads, or nullopt
 // when it is not worth it or cannot be done exactly (then it is replayed in
 // one piece, which also gives any error).
-std::optional<replay::CardBuilder> PiecedCards(const std::string& path, const std::string& session_id, unsigned threads) {
+std::optional<replay::CardBuilder> PiecedCards(const std::string& path, const std::string& session_id,
+                                               unsigned threads) {
   std::error_code ec;
   const uint64_t size = std::filesystem::file_size(path, ec);
   if (threads < 2 || ec || size > kMaxPiecedLog) return std::nullopt;
@@ -116,7 +117,8 @@ Status WriteCards(const Context& ctx, const Args& a, size_t drain_bytes,
   if (IsFile(a.source)) {
     ASSIGN_OR_RETURN(std::unique_ptr<store::JsonlReader> reader, store::JsonlReader::Open(a.source));
     id = reader->header().id;
-    if (std::optional<replay::CardBuilder> pieced = PiecedCards(a.source, id, a.threads)) return WriteRest(*pieced, write);
+    if (std::optional<replay::CardBuilder> pieced = PiecedCards(a.source, id, a.threads))
+      return WriteRest(*pieced, write);
     std::error_code ec;
     if (!drain_bytes) reserve = replay::CardsSizeHint(std::filesystem::file_size(a.source, ec));
   } else if (std::optional<replay::CardBuilder> pieced = PiecedStoredCards(ctx, a.source, a.threads)) {

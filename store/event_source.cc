@@ -62,10 +62,10 @@ uint64_t NextTurnStart(int fd, uint64_t from, uint64_t size) {
 }
 
 struct PieceOutcome {
-  bool exact = false;       // read to its end with no issue, error or upcast
-  int64_t first_seq = -1;   // of its first record (-1: none)
+  bool exact = false;      // read to its end with no issue, error or upcast
+  int64_t first_seq = -1;  // of its first record (-1: none)
   int64_t next_seq = -1;
-  std::string session_id;   // from the header: the first piece's; "" for the others
+  std::string session_id;  // from the header: the first piece's; "" for the others
 };
 
 PieceOutcome ReadPiece(const std::string& path, const FilePiece& piece, const TypeFilter& need, const EventSink& sink) {
@@ -213,10 +213,14 @@ Result<std::vector<SeqRange>> PlanStoredPieces(EventStore& store, std::string_vi
   ASSIGN_OR_RETURN(int64_t key, store.SessionKey(session_id));
   ASSIGN_OR_RETURN(int64_t events, store.NextSeq(key));
   std::vector<SeqRange> pieces{{0, events}};
-  const int64_t count = min_piece_events > 0 ? std::min<int64_t>(static_cast<int64_t>(max_pieces), events / min_piece_events) : 1;
+  const int64_t count =
+      min_piece_events > 0 ? std::min<int64_t>(static_cast<int64_t>(max_pieces), events / min_piece_events) : 1;
   // The first turn/start at or after a seq: the rows are clustered by (session, seq), so this reads from there on only.
-  ASSIGN_OR_RETURN(Statement next_turn, Statement::Prepare(store.db(),
-      "SELECT seq FROM events WHERE event_id BETWEEN ? AND ? AND type = 'turn/start' ORDER BY event_id LIMIT 1"));
+  ASSIGN_OR_RETURN(
+      Statement next_turn,
+      Statement::Prepare(
+          store.db(),
+          "SELECT seq FROM events WHERE event_id BETWEEN ? AND ? AND type = 'turn/start' ORDER BY event_id LIMIT 1"));
   for (int64_t i = 1; i < count; ++i) {
     next_turn.Reset();
     next_turn.Bind(1, EventId(key, events / count * i)).Bind(2, EventId(key, kMaxSeq));

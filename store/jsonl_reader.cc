@@ -51,8 +51,8 @@ Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& is
   // dsh numbers event lines from 1 after the header; messages keep its numbering.
   auto at = [&] { return "line " + std::to_string(line_ - 1); };
   auto gap = [&](const std::string& got) {
-    issue = "corrupt session log: seq gap in committed region at " + at() + " (expected " +
-            std::to_string(next_seq_) + ", got " + got + ")";
+    issue = "corrupt session log: seq gap in committed region at " + at() + " (expected " + std::to_string(next_seq_) +
+            ", got " + got + ")";
     return Status::Corruption(issue);
   };
   StorageRecord rec;

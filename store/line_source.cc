@@ -36,8 +36,7 @@ Status ReadError(const std::string& path) { return Status::IoError("cannot read 
 // already read.
 class RawLineSource final : public LineSource {
  public:
-  RawLineSource(std::unique_ptr<Fd> fd, std::string path, uint64_t size, std::string first,
-                uint64_t limit = UINT64_MAX)
+  RawLineSource(std::unique_ptr<Fd> fd, std::string path, uint64_t size, std::string first, uint64_t limit = UINT64_MAX)
       : fd_(std::move(fd)), path_(std::move(path)), first_(std::move(first)), limit_(limit) {
     physical_size_ = size;
   }
@@ -139,7 +138,8 @@ Result<std::unique_ptr<LineSource>> LineSource::OpenRange(const std::string& pat
   end = std::min(end, static_cast<uint64_t>(st.st_size));
   if (begin > end) return Status::InvalidArgument(path + ": byte range starts past its end");
   if (lseek(fd->get(), static_cast<off_t>(begin), SEEK_SET) < 0) return ReadError(path);
-  return std::unique_ptr<LineSource>(std::make_unique<RawLineSource>(std::move(fd), path, end - begin, std::string(), end - begin));
+  return std::unique_ptr<LineSource>(
+      std::make_unique<RawLineSource>(std::move(fd), path, end - begin, std::string(), end - begin));
 }
 
 Result<std::unique_ptr<LineSource>> LineSource::Open(const std::string& path) {

@@ -75,14 +75,21 @@ inline std::string RepeatedLog(const std::string& text, int copies) {
 // file before the second turn, where a log cut in two pieces is cut.
 inline std::string CallSplitFromItsResultLog(const std::string& header_line, size_t content_bytes) {
   return header_line + "\n" +
-         R"({"type":"turn/start","seq":0,"time":1,"data":{"turn":1}})" "\n"
+         R"({"type":"turn/start","seq":0,"time":1,"data":{"turn":1}})"
+         "\n"
          R"({"type":"tool/call","seq":1,"time":2,"data":{"turn":1,"step":1,"callId":"c1","name":"write",)"
-         R"("arguments":"{\"file_path\":\"a.txt\",\"content\":\")" + std::string(content_bytes, 'x') + R"(\"}"}})" "\n"
-         R"({"type":"turn/start","seq":2,"time":3,"data":{"turn":2}})" "\n"
+         R"("arguments":"{\"file_path\":\"a.txt\",\"content\":\")" +
+         std::string(content_bytes, 'x') +
+         R"(\"}"}})"
+         "\n"
+         R"({"type":"turn/start","seq":2,"time":3,"data":{"turn":2}})"
+         "\n"
          R"({"type":"tool/result","seq":3,"time":4,"data":{"turn":2,"step":1,"message":{"source":{"kind":"tool",)"
          R"("callId":"c1"},"content":[{"type":"tool-result","toolCallId":"c1","content":[{"type":"text",)"
-         R"("text":"Wrote a.txt"}]}]}}})" "\n"
-         R"({"type":"turn/end","seq":4,"time":5,"data":{"turn":2,"reason":{"kind":"completed"}}})" "\n";
+         R"("text":"Wrote a.txt"}]}]}}})"
+         "\n"
+         R"({"type":"turn/end","seq":4,"time":5,"data":{"turn":2,"reason":{"kind":"completed"}}})"
+         "\n";
 }
 
 inline const std::vector<std::string>& RawFixtures() {

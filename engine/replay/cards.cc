@@ -251,7 +251,8 @@ void CardBuilder::Append(CardBuilder&& later) {
     }
     later.text_.assign(1, std::string());
   }
-  calls_.insert(calls_.end(), std::make_move_iterator(later.calls_.begin()), std::make_move_iterator(later.calls_.end()));
+  calls_.insert(calls_.end(), std::make_move_iterator(later.calls_.begin()),
+                std::make_move_iterator(later.calls_.end()));
   later.calls_.clear();
   if (keep_ == Keep::kText) flushed_ = calls_.size();
   results_without_call_ += later.results_without_call_;

@@ -152,13 +152,13 @@ TEST(CardsTest, LegacyPayloadShapesAreUpcastOnRead) {
 // The cards of a file replayed in pieces, up to `max_pieces`, cut wherever
 // a turn starts (CardsInPieces over store::ReadFilePieces); nullopt when
 // that replay refuses.
-std::optional<std::string> CardsOfPieces(const std::string& path, size_t max_pieces, const std::string& session_id = "") {
+std::optional<std::string> CardsOfPieces(const std::string& path, size_t max_pieces,
+                                         const std::string& session_id = "") {
   const std::vector<store::FilePiece> pieces = store::PlanFilePieces(path, max_pieces, 1);
   EXPECT_FALSE(pieces.empty()) << path;
-  std::optional<CardBuilder> builder =
-      CardsInPieces(presenters::ReferencePresenters(), session_id, store::PieceSizes(pieces), [&](const std::vector<PieceSink>& sinks) {
-        return store::ReadFilePieces(path, pieces, CardsNeed, sinks);
-      });
+  std::optional<CardBuilder> builder = CardsInPieces(
+      presenters::ReferencePresenters(), session_id, store::PieceSizes(pieces),
+      [&](const std::vector<PieceSink>& sinks) { return store::ReadFilePieces(path, pieces, CardsNeed, sinks); });
   if (!builder) return std::nullopt;
   return builder->FinishText() + "\n";
 }
@@ -166,7 +166,8 @@ std::optional<std::string> CardsOfPieces(const std::string& path, size_t max_pie
 TEST(CardsTest, AReplayInPiecesGivesTheSameDocument) {
   TempDir dir;
   const std::string many = dir / "many-turns.jsonl";  // c06's four turns, twenty times over
-  retrace::testing::WriteFile(many, retrace::testing::RepeatedLog(ReadFile(FixturePath("c06-errors-policy.jsonl")), 20));
+  retrace::testing::WriteFile(many,
+                              retrace::testing::RepeatedLog(ReadFile(FixturePath("c06-errors-policy.jsonl")), 20));
   const std::string whole = CardsFromFile(many);
   // The session id given up front (the head is written with the first card),
   // none, or a wrong one: the head is rewritten once the log names the session.
@@ -185,7 +186,8 @@ TEST(CardsTest, AReplayInPiecesGivesTheSameDocument) {
 TEST(CardsTest, AStoredSessionReplayedInPiecesGivesTheSameDocument) {
   TempDir dir;
   const std::string many = dir / "many-turns.jsonl";
-  retrace::testing::WriteFile(many, retrace::testing::RepeatedLog(ReadFile(FixturePath("c06-errors-policy.jsonl")), 20));
+  retrace::testing::WriteFile(many,
+                              retrace::testing::RepeatedLog(ReadFile(FixturePath("c06-errors-policy.jsonl")), 20));
   auto store = std::move(store::EventStore::Open(dir / "t.db")).value();
   ASSERT_TRUE(store::ImportJsonl(*store, many).ok());
   const std::string id = "c06-errors-policy";
@@ -199,12 +201,12 @@ TEST(CardsTest, AStoredSessionReplayedInPiecesGivesTheSameDocument) {
   for (size_t max_pieces : {2, 3, 8}) {
     const std::vector<store::SeqRange> pieces = store::PlanStoredPieces(*store, id, max_pieces, 1).value();
     ASSERT_EQ(pieces.size(), max_pieces);
-    std::optional<CardBuilder> builder = CardsInPieces(
-        presenters::ReferencePresenters(), id, std::vector<uint64_t>(pieces.size(), 0),
-        [&](const std::vector<PieceSink>& sinks) -> std::optional<std::string> {
-          if (!store::ReadStoredPieces(*store, id, pieces, CardsNeed, sinks)) return std::nullopt;
-          return id;
-        });
+    std::optional<CardBuilder> builder =
+        CardsInPieces(presenters::ReferencePresenters(), id, std::vector<uint64_t>(pieces.size(), 0),
+                      [&](const std::vector<PieceSink>& sinks) -> std::optional<std::string> {
+                        if (!store::ReadStoredPieces(*store, id, pieces, CardsNeed, sinks)) return std::nullopt;
+                        return id;
+                      });
     ASSERT_TRUE(builder.has_value()) << max_pieces << " pieces";
     EXPECT_EQ(builder->FinishText(), whole) << max_pieces << " pieces";
   }

@@ -20,7 +20,9 @@ using testing::WriteFile;
 bool Any(std::string_view) { return true; }
 
 // Each event as one line of text: what a consumer could tell apart.
-std::string Describe(const log::Event& e) { return std::to_string(e.seq) + " " + e.type + " " + json::Serialize(e.data); }
+std::string Describe(const log::Event& e) {
+  return std::to_string(e.seq) + " " + e.type + " " + json::Serialize(e.data);
+}
 
 std::vector<std::string> Sequential(const std::string& path) {
   std::vector<std::string> events;
@@ -73,8 +75,8 @@ TEST(FilePiecesTest, CutsOnlyBeforeTurnStartLinesAndCoverTheFile) {
 TEST(FilePiecesTest, OnePieceWhenTheFileCannotBeCut) {
   TempDir dir;
   const std::string path = ManyTurnsLog(dir);
-  EXPECT_EQ(PlanFilePieces(path, 1, 1 << 16).size(), 1u);           // one thread
-  EXPECT_EQ(PlanFilePieces(path, 4, 1 << 30).size(), 1u);           // pieces would be too small
+  EXPECT_EQ(PlanFilePieces(path, 1, 1 << 16).size(), 1u);  // one thread
+  EXPECT_EQ(PlanFilePieces(path, 4, 1 << 30).size(), 1u);  // pieces would be too small
   EXPECT_EQ(PlanFilePieces(FixturePath("s1-tools-inject.node22.jsonl.zstd"), 4, 1).size(), 1u);  // compressed
   EXPECT_EQ(PlanFilePieces(FixturePath("c01-fs-read.jsonl"), 4, 1).size(), 1u);  // one turn: nowhere to cut
   EXPECT_TRUE(PlanFilePieces(dir.path() + "/missing.jsonl", 4, 1).empty());
@@ -192,10 +194,13 @@ TEST(StoredPiecesTest, CutsAtTurnStartsAndGiveExactlyTheEventsOfOneSequentialRea
     for (size_t i = 1; i < pieces->size(); ++i) {
       EXPECT_EQ((*pieces)[i].from, (*pieces)[i - 1].to);
       std::string text;
-      ASSERT_TRUE(store->ForEachEvent("c06-errors-policy", {(*pieces)[i].from, std::nullopt}, [&](const StoredEvent& e) {
-                        if (text.empty()) text = e.type;
-                        return Status::Ok();
-                      }).ok());
+      ASSERT_TRUE(store
+                      ->ForEachEvent("c06-errors-policy", {(*pieces)[i].from, std::nullopt},
+                                     [&](const StoredEvent& e) {
+                                       if (text.empty()) text = e.type;
+                                       return Status::Ok();
+                                     })
+                      .ok());
       EXPECT_EQ(text, "turn/start") << "piece " << i;
     }
     EXPECT_EQ(StoredPieced(*store, "c06-errors-policy", *pieces), whole) << max_pieces << " pieces";
@@ -218,15 +223,17 @@ TEST(StoredPiecesTest, OnePieceWhenTheSessionCannotBeCutAndNotFoundForNoSession)
 TEST(StoredPiecesTest, RefusesWhenALaterPieceNeedsAnUpcast) {
   TempDir dir;
   const std::string legacy = dir / "legacy.jsonl";
-  WriteFile(legacy, retrace::testing::RepeatedLog(
-                        ReadFile(std::string(RETRACE_SOURCE_DIR) + "/tests/replay/corpus/legacy/s1-tools-inject.jsonl"), 3));
+  WriteFile(legacy,
+            retrace::testing::RepeatedLog(
+                ReadFile(std::string(RETRACE_SOURCE_DIR) + "/tests/replay/corpus/legacy/s1-tools-inject.jsonl"), 3));
   auto store = testing::OpenStoreOrDie(dir / "t.db");
   ASSERT_TRUE(ImportJsonl(*store, legacy).ok());
   auto pieces = PlanStoredPieces(*store, "s1-tools-inject", 3, 1);
   ASSERT_TRUE(pieces.ok());
   ASSERT_EQ(pieces->size(), 3u);
   EXPECT_FALSE(StoredPieced(*store, "s1-tools-inject", *pieces).has_value());
-  EXPECT_EQ(StoredPieced(*store, "s1-tools-inject", {{0, pieces->back().to}}), StoredSequential(*store, "s1-tools-inject"));
+  EXPECT_EQ(StoredPieced(*store, "s1-tools-inject", {{0, pieces->back().to}}),
+            StoredSequential(*store, "s1-tools-inject"));
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "engine/json/writer.h"
 #include "store/importer.h"
 #include "tests/store/store_test_util.h"
@@ -34,9 +36,11 @@ std::vector<std::string> Sequential(const std::string& path) {
   return events;
 }
 
-// The pieces' events, joined in piece order; nullopt when ReadFilePieces refused.
-std::optional<std::vector<std::string>> Pieced(const std::string& path, const std::vector<FilePiece>& pieces) {
-  std::vector<std::vector<std::string>> per_piece(pieces.size());
+// The events `read` gives to one sink per piece, joined in piece order;
+// nullopt when it refused.
+std::optional<std::vector<std::string>> Joined(size_t pieces,
+                                               const std::function<bool(const std::vector<EventSink>&)>& read) {
+  std::vector<std::vector<std::string>> per_piece(pieces);
   std::vector<EventSink> sinks;
   for (auto& events : per_piece) {
     sinks.push_back([&events](log::Event&& e) {
@@ -44,10 +48,16 @@ std::optional<std::vector<std::string>> Pieced(const std::string& path, const st
       return Status::Ok();
     });
   }
-  if (!ReadFilePieces(path, pieces, Any, sinks)) return std::nullopt;
+  if (!read(sinks)) return std::nullopt;
   std::vector<std::string> joined;
   for (auto& events : per_piece) joined.insert(joined.end(), events.begin(), events.end());
   return joined;
+}
+
+std::optional<std::vector<std::string>> Pieced(const std::string& path, const std::vector<FilePiece>& pieces) {
+  return Joined(pieces.size(), [&](const std::vector<EventSink>& sinks) {
+    return ReadFilePieces(path, pieces, Any, sinks).has_value();
+  });
 }
 
 // A log of many turns: c06 (four turns) twenty times over, about 1.2 MB.
@@ -160,18 +170,8 @@ std::vector<std::string> StoredSequential(EventStore& store, const std::string& 
 
 std::optional<std::vector<std::string>> StoredPieced(EventStore& store, const std::string& id,
                                                      const std::vector<SeqRange>& pieces) {
-  std::vector<std::vector<std::string>> per_piece(pieces.size());
-  std::vector<EventSink> sinks;
-  for (auto& events : per_piece) {
-    sinks.push_back([&events](log::Event&& e) {
-      events.push_back(Describe(e));
-      return Status::Ok();
-    });
-  }
-  if (!ReadStoredPieces(store, id, pieces, Any, sinks)) return std::nullopt;
-  std::vector<std::string> joined;
-  for (auto& events : per_piece) joined.insert(joined.end(), events.begin(), events.end());
-  return joined;
+  return Joined(pieces.size(),
+                [&](const std::vector<EventSink>& sinks) { return ReadStoredPieces(store, id, pieces, Any, sinks); });
 }
 
 TEST(StoredPiecesTest, CutsAtTurnStartsAndGiveExactlyTheEventsOfOneSequentialRead) {

@@ -69,14 +69,18 @@ Sample RunCommand(const std::vector<std::string>& argv) {
   return Collect(pid, fds[0]);
 }
 
-Sample Best(int reps, const std::function<Sample()>& run) {
-  Sample best;
+Sample Best(int reps, const std::function<Sample()>& run) { return BestInRounds(reps, {run}).front(); }
+
+std::vector<Sample> BestInRounds(int reps, const std::vector<std::function<Sample()>>& cases) {
+  std::vector<Sample> best(cases.size());
   for (int i = 0; i < reps; ++i) {
-    // Flush what earlier samples left dirty, so its writeback does not land
-    // inside this sample's timing.
-    sync();
-    Sample s = run();
-    if (s.ok && (!best.ok || s.seconds < best.seconds)) best = s;
+    for (size_t c = 0; c < cases.size(); ++c) {
+      // Flush what earlier samples left dirty, so its writeback does not land
+      // inside this sample's timing.
+      sync();
+      Sample s = cases[c]();
+      if (s.ok && (!best[c].ok || s.seconds < best[c].seconds)) best[c] = s;
+    }
   }
   return best;
 }

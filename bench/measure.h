@@ -24,6 +24,10 @@ Sample RunCommand(const std::vector<std::string>& argv);
 
 // The best (fastest) of `reps` samples, each started after sync(); failures are skipped.
 Sample Best(int reps, const std::function<Sample()>& run);
+// The same for several cases, run in turn, one sample of each per round, so
+// that a slow spell of the machine falls on every case alike, not on the one
+// that happened to run then: the ratios between cases stay fair.
+std::vector<Sample> BestInRounds(int reps, const std::vector<std::function<Sample()>>& cases);
 
 double NowSeconds();
 

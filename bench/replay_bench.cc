@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <optional>
 
 #include "bench/bench_options.h"
@@ -150,27 +151,40 @@ int Main(int argc, char** argv) {
   std::printf("session: %lld events, %lld tool calls, %.1f MB\n", static_cast<long long>(log.events),
               static_cast<long long>(log.tool_calls), static_cast<double>(log.bytes) / 1e6);
 
-  const Sample from_file = Best(o.reps, [&] {
-    return RunInChild([&] {
-      return Cards([&](const store::EventSink& sink) { return store::ReadFileEvents(file, replay::CardsNeed, sink).status(); },
-                   replay::CardsSizeHint(log.bytes), ours_out);
+  // The cases run in rounds (BestInRounds), so that a slow spell of this
+  // machine cannot fall on one case only.
+  std::vector<std::function<Sample()>> cases = {
+      [&] {
+        return RunInChild([&] {
+          return Cards(
+              [&](const store::EventSink& sink) { return store::ReadFileEvents(file, replay::CardsNeed, sink).status(); },
+              replay::CardsSizeHint(log.bytes), ours_out);
+        });
+      },
+      [&] { return RunInChild([&] { return CardsInPieces(file, 2, pieces_out); }); },
+      [&] {
+        return RunInChild([&] {
+          auto store = store::EventStore::Open(db);
+          if (!store.ok()) return -1.0;
+          return Cards(
+              [&](const store::EventSink& sink) {
+                return store::ReadStoredEvents(**store, kSession, replay::CardsNeed, sink);
+              },
+              0, "");
+        });
+      },
+      [&] { return RunInChild([&] { return StoredCardsInPieces(db, 2); }); },
+      [&] { return RunInChild([&] { return Html(file); }); },
+  };
+  if (!o.node.empty()) {
+    cases.push_back([&] {
+      return RunCommand({o.node, RETRACE_SOURCE_DIR "/bench/upstream/replay.mjs", o.upstream, file, kSession,
+                         "/home/dev/bench", theirs_out});
     });
-  });
-  const Sample in_pieces = Best(o.reps, [&] { return RunInChild([&] { return CardsInPieces(file, 2, pieces_out); }); });
-  const Sample from_store = Best(o.reps, [&] {
-    return RunInChild([&] {
-      auto store = store::EventStore::Open(db);
-      if (!store.ok()) return -1.0;
-      return Cards([&](const store::EventSink& sink) { return store::ReadStoredEvents(**store, kSession, replay::CardsNeed, sink); },
-                   0, "");
-    });
-  });
-  const Sample store_pieces = Best(o.reps, [&] { return RunInChild([&] { return StoredCardsInPieces(db, 2); }); });
-  const Sample html = Best(o.reps, [&] { return RunInChild([&] { return Html(file); }); });
-  const Sample upstream = o.node.empty() ? Sample{} : Best(o.reps, [&] {
-    return RunCommand({o.node, RETRACE_SOURCE_DIR "/bench/upstream/replay.mjs", o.upstream, file, kSession,
-                       "/home/dev/bench", theirs_out});
-  });
+  }
+  const std::vector<Sample> best = BestInRounds(o.reps, cases);
+  const Sample &from_file = best[0], &in_pieces = best[1], &from_store = best[2], &store_pieces = best[3], &html = best[4];
+  const Sample upstream = o.node.empty() ? Sample{} : best[5];
   Row("retrace cards, from the JSONL file", from_file, log);
   Row("retrace cards, from the file, 2 threads", in_pieces, log);
   Row("retrace cards, from the store", from_store, log);

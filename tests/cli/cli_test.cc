@@ -134,9 +134,10 @@ TEST_F(CliTest, ReplayCardsFromAFileOrTheStoreMatchUpstream) {
 }
 
 // A log of a few megabytes is replayed in pieces, one per thread; whatever
-// the log, the document is the one a single thread writes: a clean log, a
-// torn one (refused in pieces, so read whole), and one whose turn starts
-// between a call and its result (likewise).
+// the log, the document (or the refusal) is the one a single thread writes: a
+// clean log, a torn one (refused in pieces, so read whole), one whose turn
+// starts between a call and its result (likewise), a corrupt one, and the
+// clean one stored.
 TEST_F(CliTest, ReplayCardsOnSeveralThreadsWritesWhatOneThreadWrites) {
   const std::string many = retrace::testing::RepeatedLog(ReadFile(FixturePath("c06-errors-policy.jsonl")), 40);
   ASSERT_GT(many.size(), size_t{2} << 20);  // two pieces of 1 MiB or more
@@ -151,6 +152,18 @@ TEST_F(CliTest, ReplayCardsOnSeveralThreadsWritesWhatOneThreadWrites) {
     ASSERT_EQ(Retrace("replay " + dir_ / log + " --threads 2 -o " + dir_ / "cards.json").code, 0) << log;
     EXPECT_EQ(ReadFile(dir_ / "cards.json"), one.out) << log;
   }
+  // A damaged line with a turn/end after it: the same refusal either way.
+  std::vector<std::string> lines = retrace::testing::Lines(many);
+  lines[lines.size() / 2] = R"({"type":"step/end","seq":)";
+  std::string corrupt;
+  for (const std::string& line : lines) corrupt += line + "\n";
+  retrace::testing::WriteFile(dir_ / "corrupt.jsonl", corrupt);
+  const Outcome refused = Retrace("replay " + dir_ / "corrupt.jsonl" + " --threads 1");
+  EXPECT_EQ(refused.code, 3);
+  EXPECT_THAT(refused.out, HasSubstr("shows this is not a torn tail"));
+  const Outcome refused_in_pieces = Retrace("replay " + dir_ / "corrupt.jsonl" + " --threads 2");
+  EXPECT_EQ(refused_in_pieces.code, refused.code);
+  EXPECT_EQ(refused_in_pieces.out, refused.out);
   // Stored, the same session (11,480 events) replays in pieces to the same document.
   ASSERT_EQ(Retrace("import " + dir_ / "many.jsonl").code, 0);
   const std::string from_file = Retrace("replay " + dir_ / "many.jsonl" + " --threads 1").out;

@@ -21,6 +21,11 @@ namespace {
 // Types the upcasters turn into others: read them too, then filter on the new type.
 bool BecomesAnotherType(std::string_view type) { return type == "steering/message"; }
 
+// The types to read for a consumer that needs `need`.
+TypeFilter ReadTypes(const TypeFilter& need) {
+  return [need](std::string_view type) { return need(type) || BecomesAnotherType(type); };
+}
+
 // The consumer sees current shapes (engine/log/upcaster.h), of the types it needs.
 class UpcastingSink {
  public:
@@ -41,6 +46,22 @@ class UpcastingSink {
   const EventSink& sink_;
   bool upcast_any_ = false;
 };
+
+// Gives the events of the reader's records, to its end, that `read` admits
+// (set as its type filter) to `upcast`. Returns the first record's seq, or -1
+// when there was none.
+Result<int64_t> ReadRecords(JsonlReader& reader, const std::string& path, const TypeFilter& read,
+                            UpcastingSink& upcast) {
+  reader.set_type_filter(read);
+  int64_t first_seq = -1;
+  while (true) {
+    ASSIGN_OR_RETURN(std::optional<StorageRecord> record, reader.Next());
+    if (!record) return first_seq;
+    if (first_seq < 0) first_seq = record->first_seq;
+    if (record->packed || !read(record->event.type)) continue;
+    RETURN_IF_ERROR(upcast(std::move(record->event)).WithContext(path));
+  }
+}
 
 // Lines that may begin a piece.
 constexpr std::string_view kCutLine = "\n{\"type\":\"turn/start\"";
@@ -72,23 +93,14 @@ PieceOutcome ReadPiece(const std::string& path, const FilePiece& piece, const Ty
   PieceOutcome out;
   auto reader = JsonlReader::OpenPiece(path, piece.begin, piece.end);
   if (!reader.ok()) return out;
-  const bool first = piece.begin == 0;
   out.session_id = (*reader)->header().id;  // "" after the first piece, where any upcast voids the read anyway
-  auto read = [need](std::string_view type) { return need(type) || BecomesAnotherType(type); };
-  (*reader)->set_type_filter(read);
   UpcastingSink upcast(out.session_id, need, sink);
-  while (true) {
-    auto record = (*reader)->Next();
-    if (!record.ok()) return out;
-    if (!*record) break;
-    if (out.first_seq < 0) out.first_seq = (*record)->first_seq;
-    if ((*record)->packed || !read((*record)->event.type)) continue;
-    if (!upcast(std::move((*record)->event)).ok()) return out;
-    if (!first && upcast.upcast_any()) return out;
-  }
+  auto first_seq = ReadRecords(**reader, path, ReadTypes(need), upcast);
+  if (!first_seq.ok() || (piece.begin > 0 && upcast.upcast_any())) return out;
   // A piece ends at a line start, so even the last one has no partial line
   // unless the log has a torn tail (which ReadFileEvents reports).
   out.exact = !(*reader)->torn_tail().has_value();
+  out.first_seq = *first_seq;
   out.next_seq = (*reader)->next_seq();
   return out;
 }
@@ -97,8 +109,7 @@ PieceOutcome ReadPiece(const std::string& path, const FilePiece& piece, const Ty
 // rows stay in the database: the type column says they are not needed.
 Status ReadStoredRange(EventStore& store, int64_t key, SeqRange range, const TypeFilter& need, UpcastingSink& upcast) {
   FastJsonParser parser;
-  auto read = [&](std::string_view type) { return need(type) || BecomesAnotherType(type); };
-  return store.ForEachRow(key, range.from, range.to, std::nullopt, read, [&](const StoredRow& row) -> Status {
+  return store.ForEachRow(key, range.from, range.to, std::nullopt, ReadTypes(need), [&](const StoredRow& row) -> Status {
     if (!row.packed.empty()) return Status::Ok();
     ASSIGN_OR_RETURN(json::Value value, parser.Parse(row.json));
     ASSIGN_OR_RETURN(log::Event event, log::EventFromJson(std::move(value)));
@@ -154,15 +165,8 @@ Status ReadStoredEvents(EventStore& store, std::string_view session_id, const Ty
 
 Result<std::string> ReadFileEvents(const std::string& path, const TypeFilter& need, const EventSink& sink) {
   ASSIGN_OR_RETURN(std::unique_ptr<JsonlReader> reader, JsonlReader::Open(path));
-  auto read = [need](std::string_view type) { return need(type) || BecomesAnotherType(type); };
-  reader->set_type_filter(read);
   UpcastingSink upcast(reader->header().id, need, sink);
-  while (true) {
-    ASSIGN_OR_RETURN(std::optional<StorageRecord> record, reader->Next());
-    if (!record) break;
-    if (record->packed || !read(record->event.type)) continue;
-    RETURN_IF_ERROR(upcast(std::move(record->event)).WithContext(path));
-  }
+  RETURN_IF_ERROR(ReadRecords(*reader, path, ReadTypes(need), upcast).status());
   return reader->header().id;
 }
 

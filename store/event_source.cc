@@ -109,12 +109,13 @@ PieceOutcome ReadPiece(const std::string& path, const FilePiece& piece, const Ty
 // rows stay in the database: the type column says they are not needed.
 Status ReadStoredRange(EventStore& store, int64_t key, SeqRange range, const TypeFilter& need, UpcastingSink& upcast) {
   FastJsonParser parser;
-  return store.ForEachRow(key, range.from, range.to, std::nullopt, ReadTypes(need), [&](const StoredRow& row) -> Status {
-    if (!row.packed.empty()) return Status::Ok();
-    ASSIGN_OR_RETURN(json::Value value, parser.Parse(row.json));
-    ASSIGN_OR_RETURN(log::Event event, log::EventFromJson(std::move(value)));
-    return upcast(std::move(event));
-  });
+  return store.ForEachRow(key, range.from, range.to, std::nullopt, ReadTypes(need),
+                          [&](const StoredRow& row) -> Status {
+                            if (!row.packed.empty()) return Status::Ok();
+                            ASSIGN_OR_RETURN(json::Value value, parser.Parse(row.json));
+                            ASSIGN_OR_RETURN(log::Event event, log::EventFromJson(std::move(value)));
+                            return upcast(std::move(event));
+                          });
 }
 
 // One piece of a stored session after the first, over its own connection.

@@ -109,7 +109,7 @@ Status WriteRest(replay::CardBuilder& builder, const std::function<Status(std::s
 // The card document, handed to `write` as it is made: every `drain_bytes`,
 // so that memory holds a block rather than the document, or all at the end
 // (drain_bytes 0), so that a reader never sees part of a failed replay. A
-// log file read in pieces is written when all its pieces are joined.
+// log or session read in pieces is written once its pieces are joined.
 Status WriteCards(const Context& ctx, const Args& a, size_t drain_bytes,
                   const std::function<Status(std::string_view)>& write) {
   std::string id = a.source;  // the document's head names the session before any call

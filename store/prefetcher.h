@@ -2,9 +2,10 @@
 // items ahead of the consumer, handing items over in order. Used by import so
 // that parsing and validation (the producer) overlap SQLite inserts (the
 // consumer) on a second core. Wakeups are batched, since a context switch
-// per item costs more than most items: the consumer is woken when kWakeBatch
-// items are ready (or production ended), the producer when the queue has
-// drained to half.
+// per item costs more than most items: a consumer that finds the queue empty
+// sleeps until a batch of min(kWakeBatch, max_ahead) items is ready (or
+// production ended), and a producer that filled the queue sleeps until it
+// has drained to half. Neither waits for what the other may never make.
 #ifndef RETRACE_STORE_PREFETCHER_H_
 #define RETRACE_STORE_PREFETCHER_H_
 
@@ -27,8 +28,12 @@ class Prefetcher {
   // ends production). It runs on the background thread only.
   using Producer = std::function<Result<std::optional<T>>()>;
 
-  Prefetcher(Producer produce, size_t max_ahead = 1024)
-      : produce_(std::move(produce)), max_ahead_(max_ahead), thread_([this] { Run(); }) {}
+  // REQUIRES: max_ahead >= 1 (0 is taken as 1).
+  explicit Prefetcher(Producer produce, size_t max_ahead = 1024)
+      : produce_(std::move(produce)),
+        max_ahead_(std::max<size_t>(1, max_ahead)),
+        wake_batch_(std::min(kWakeBatch, max_ahead_)),
+        thread_([this] { Run(); }) {}
 
   // Stops the producer (after its current item) and joins it.
   ~Prefetcher() {
@@ -45,7 +50,9 @@ class Prefetcher {
   // The next item in production order, nullopt at the end, or the producer's error.
   Result<std::optional<T>> Next() {
     std::unique_lock<std::mutex> lock(mu_);
-    wake_consumer_.wait(lock, [&] { return queue_.size() >= std::min(kWakeBatch, max_ahead_) || end_.has_value(); });
+    // Only an empty queue waits, and then for a whole batch: the producer can
+    // always make one, since a batch is never more than max_ahead.
+    if (queue_.empty()) wake_consumer_.wait(lock, [&] { return queue_.size() >= wake_batch_ || end_.has_value(); });
     if (queue_.empty()) {
       if (!end_->ok()) return *end_;
       return std::optional<T>();
@@ -73,7 +80,7 @@ class Prefetcher {
       } else {
         queue_.push_back(std::move(**next));
       }
-      if (queue_.size() == kWakeBatch || end_) wake_consumer_.notify_one();
+      if (queue_.size() >= wake_batch_ || end_) wake_consumer_.notify_one();
       if (end_) return;
     }
   }
@@ -82,6 +89,7 @@ class Prefetcher {
 
   Producer produce_;
   const size_t max_ahead_;
+  const size_t wake_batch_;  // the consumer wakes with this many items ready
   std::mutex mu_;
   std::condition_variable wake_producer_;
   std::condition_variable wake_consumer_;

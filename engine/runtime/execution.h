@@ -7,6 +7,7 @@
 #define RETRACE_ENGINE_RUNTIME_EXECUTION_H_
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -22,19 +23,19 @@ namespace retrace::runtime {
 struct ToolDefinition;
 
 // An opaque execution identity: equality only, never serialized (it has no
-// text form by design).
+// text form by design). Each minted token has a serial of its own for the
+// life of the process, so an identity compared after its execution is gone
+// can never match a later execution's (an address could be reused).
 class ExecutionToken {
  public:
-  static ExecutionToken Mint() { return ExecutionToken(std::make_shared<const Tag>()); }
-  friend bool operator==(const ExecutionToken& a, const ExecutionToken& b) { return a.tag_ == b.tag_; }
-  const void* address() const { return tag_.get(); }
+  static ExecutionToken Mint();
+  friend bool operator==(const ExecutionToken& a, const ExecutionToken& b) { return a.serial_ == b.serial_; }
+  // Never 0, never repeated within the process.
+  uint64_t serial() const { return serial_; }
 
  private:
-  struct Tag {
-    char unused = 0;
-  };
-  explicit ExecutionToken(std::shared_ptr<const Tag> tag) : tag_(std::move(tag)) {}
-  std::shared_ptr<const Tag> tag_;
+  explicit ExecutionToken(uint64_t serial) : serial_(serial) {}
+  uint64_t serial_;
 };
 
 // What the caller supplies for one call.

@@ -9,6 +9,7 @@
 #ifndef RETRACE_ENGINE_RUNTIME_TOOL_RESULT_H_
 #define RETRACE_ENGINE_RUNTIME_TOOL_RESULT_H_
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,9 +44,11 @@ struct ToolResult {
 
  private:
   friend class ToolRuntime;
-  // The execution whose output contract validated this result (§5.2 step
-  // 10): wrappers cannot forge it, so their results are re-normalized.
-  const void* canonical_for_ = nullptr;
+  // The serial of the execution whose output contract validated this result
+  // (§5.2 step 10; 0: none). Wrappers cannot forge it, so their results are
+  // re-normalized; a serial is never reused, so a result kept from an earlier
+  // call (a cache) is re-normalized too.
+  uint64_t canonical_for_ = 0;
 };
 
 using ToolResultPtr = std::shared_ptr<const ToolResult>;

@@ -89,7 +89,7 @@ ToolRuntime::ToolRuntime(RuntimeOptions options)
 ToolRuntime::~ToolRuntime() { blocking_pool_.join(); }
 
 ToolResult& ToolRuntime::MarkCanonical(const Execution& exec, ToolResult& r) const {
-  r.canonical_for_ = exec.token().address();
+  r.canonical_for_ = exec.token().serial();
   return r;
 }
 
@@ -298,7 +298,7 @@ ToolResult ToolRuntime::CreateSuccessResult(const Execution& exec, const ToolDef
 }
 
 ToolResult ToolRuntime::Normalize(const Execution& exec, const ToolResult& result) const {
-  if (result.canonical_for_ == exec.token().address()) return result;
+  if (result.canonical_for_ == exec.token().serial()) return result;
   ToolResult r;
   if (result.is_error) {
     r.is_error = true;

@@ -336,6 +336,30 @@ TEST_F(PipelineTest, WrapperAuthoredSuccessIsRevalidatedAndRerendered) {  // 42
             R"({"isError":false,"content":[{"type":"text","text":"cached"}],"meta":{"len":6},"additionalContexts":["ctx"],"value":"cached"})");
 }
 
+TEST_F(PipelineTest, CachedResultOfAnEarlierCallIsRenormalizedForEachLaterCall) {
+  // A result keeps the identity of the execution that made it canonical. An
+  // execution's memory is reused once it is freed, so an identity by address
+  // let a cached result pass as canonical for a later call (about half of them).
+  ToolDefinition spec = EchoSpec();
+  spec.output.render = [](const Value& args, const Value& v) {
+    return TextContent(args.Find("s")->as_string() + ":" + v.as_string());
+  };
+  Registration r = MustRegister(rt_, Define(spec));
+  ToolResultPtr cache;
+  Registration w = rt_.registry().OnExecute([&](Execution&, ExecuteNext next) -> asio::awaitable<ToolResultPtr> {
+    if (!cache) cache = co_await next();
+    co_return cache;
+  });
+  ASSERT_EQ(Text(*Exec(rt_, Call("echo", Args({{"s", "first"}})))), "first:first");
+  int stale = 0;
+  for (int i = 0; i < 50; ++i) {
+    const std::string s = "call" + std::to_string(i);
+    ToolResultPtr res = Exec(rt_, Call("echo", Args({{"s", s}}), "c" + std::to_string(i)));
+    stale += Text(*res) != s + ":first";
+  }
+  EXPECT_EQ(stale, 0);
+}
+
 TEST_F(PipelineTest, WrapperInvalidValueOrThrowIsFinalAndBypassesPost) {  // 43
   Trace();
   Registration r = MustRegister(rt_, Define(EchoSpec()));

@@ -24,9 +24,14 @@ class Parser {
   }
 
  private:
+  // An open container. An object's members are collected in order and made
+  // into a Value when it closes (Value::MakeObject applies JS key order and
+  // duplicate rules in one pass), so no member is looked up while parsing.
   struct Frame {
-    Value container;
-    std::string key;  // pending member key for objects
+    bool is_object = false;
+    Value::Array items;      // arrays
+    Value::Object members;   // objects
+    std::string key;         // pending member key for objects
   };
 
   // Parses one value (and everything nested in it) into `out`, iteratively.
@@ -41,11 +46,11 @@ class Parser {
         ++i_;
         SkipWs();
         Frame f;
-        f.container = c == '{' ? Value::MakeObject() : Value(Value::Array());
+        f.is_object = c == '{';
         const char close = c == '{' ? '}' : ']';
         if (i_ < s_.size() && s_[i_] == close) {
           ++i_;
-          v = std::move(f.container);
+          v = f.is_object ? Value::MakeObject() : Value(Value::Array());
         } else {
           if (c == '{' && !ReadKey(f.key)) return false;
           stack.push_back(std::move(f));
@@ -62,15 +67,15 @@ class Parser {
         }
         Frame& top = stack.back();
         SkipWs();
-        if (top.container.is_array()) {
-          top.container.as_array().push_back(std::move(v));
+        if (!top.is_object) {
+          top.items.push_back(std::move(v));
           if (Eat(',')) {
             SkipWs();
             break;
           }
           if (!Eat(']')) return Error("expected ',' or ']'");
         } else {
-          top.container.Set(std::move(top.key), std::move(v));
+          top.members.emplace_back(std::move(top.key), std::move(v));
           top.key.clear();
           if (Eat(',')) {
             SkipWs();
@@ -79,7 +84,7 @@ class Parser {
           }
           if (!Eat('}')) return Error("expected ',' or '}'");
         }
-        v = std::move(top.container);
+        v = top.is_object ? Value::MakeObject(std::move(top.members)) : Value(std::move(top.items));
         stack.pop_back();
       }
     }

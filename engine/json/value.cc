@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace retrace::json {
 // Moves the children of `v` (if it owns its container) onto `work`; a shared
@@ -91,20 +94,57 @@ Value Value::MakeObject(std::initializer_list<Member> members) {
   return v;
 }
 
+namespace {
+
+// True when no key repeats and none is an array index: the members are then
+// already in JS property order. Small objects compare pairwise; larger ones
+// use a hash set, so that any object is checked in linear time.
+bool IsPlainObject(const Value::Object& members) {
+  constexpr size_t kPairwiseLimit = 16;
+  for (const auto& m : members)
+    if (IsArrayIndexKey(m.first)) return false;
+  if (members.size() <= kPairwiseLimit) {
+    for (size_t i = 1; i < members.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (members[j].first == members[i].first) return false;
+    return true;
+  }
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(members.size());
+  for (const auto& m : members)
+    if (!seen.insert(m.first).second) return false;
+  return true;
+}
+
+// What Set() in order would build, in O(n log n): a repeated key keeps its
+// first position and its last value; index keys go first, ascending.
+Value::Object InJsOrder(Value::Object members) {
+  std::unordered_map<std::string_view, size_t> first;  // key -> index of its first member
+  first.reserve(members.size());
+  std::vector<size_t> indexes, others;
+  for (size_t i = 0; i < members.size(); ++i) {
+    auto [it, fresh] = first.emplace(members[i].first, i);
+    if (!fresh) {
+      members[it->second].second = std::move(members[i].second);
+      continue;
+    }
+    (IsArrayIndexKey(members[i].first) ? indexes : others).push_back(i);
+  }
+  std::sort(indexes.begin(), indexes.end(), [&](size_t a, size_t b) {
+    return ArrayIndexOf(members[a].first) < ArrayIndexOf(members[b].first);
+  });
+  Value::Object out;
+  out.reserve(indexes.size() + others.size());
+  for (size_t i : indexes) out.push_back(std::move(members[i]));
+  for (size_t i : others) out.push_back(std::move(members[i]));
+  return out;
+}
+
+}  // namespace
+
 Value Value::MakeObject(Object members) {
-  bool plain = true;
-  for (size_t i = 0; plain && i < members.size(); ++i) {
-    const std::string& key = members[i].first;
-    plain = !IsArrayIndexKey(key);
-    for (size_t j = 0; plain && j < i; ++j) plain = members[j].first != key;
-  }
   Value v;
-  if (plain) {
-    v.v_ = SharedObject(std::move(members));
-    return v;
-  }
-  v.v_ = SharedObject();
-  for (auto& m : members) v.Set(std::move(m.first), std::move(m.second));
+  v.v_ = SharedObject(IsPlainObject(members) ? std::move(members) : InJsOrder(std::move(members)));
   return v;
 }
 

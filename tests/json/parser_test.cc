@@ -34,6 +34,49 @@ TEST(JsonParserTest, DuplicateKeyKeepsFirstPositionLastValue) {
   EXPECT_EQ(RoundTrip(R"({"a":1,"b":2,"a":3})"), R"({"a":3,"b":2})");
 }
 
+// Builds `members` with Set() one by one: the definition of JS object order.
+Value BySet(const Value::Object& members) {
+  Value v = Value::MakeObject();
+  for (const auto& [k, x] : members) v.Set(k, x);
+  return v;
+}
+
+TEST(JsonValueTest, LargeObjectsGetJsOrderAndDuplicateRulesInOnePass) {
+  // Past the small-object limit MakeObject checks keys with a hash set; the
+  // result must still be exactly what Set() in order gives.
+  for (size_t n : {size_t{3}, size_t{16}, size_t{17}, size_t{500}, size_t{5000}}) {
+    Value::Object members;
+    for (size_t i = 0; i < n; ++i) {
+      std::string key;
+      switch (i % 5) {
+        case 0: key = "k" + std::to_string(i); break;
+        case 1: key = std::to_string((i * 7919) % (n + 3)); break;  // index keys, out of order
+        case 2: key = "k" + std::to_string(i / 3); break;           // repeats an earlier key
+        case 3: key = "0" + std::to_string(i); break;               // not canonical: ordinary
+        default: key = std::to_string(i % 4); break;                 // small indexes, repeated
+      }
+      members.emplace_back(key, Value(static_cast<double>(i)));
+    }
+    EXPECT_EQ(Serialize(Value::MakeObject(members)), Serialize(BySet(members))) << n << " members";
+  }
+  Value::Object plain;
+  for (int i = 0; i < 1000; ++i) plain.emplace_back("key" + std::to_string(i), Value(i));
+  EXPECT_EQ(Serialize(Value::MakeObject(plain)), Serialize(BySet(plain)));
+}
+
+TEST(JsonParserTest, ObjectWithFortyThousandKeysKeepsEveryRule) {
+  // Once quadratic in its keys (10 s for this line); bench/parse_bench times it.
+  std::string text = "{";
+  for (int i = 0; i < 40000; ++i) text += (i ? ",\"" : "\"") + std::string(i % 2 ? "k" : "") + std::to_string(i % 30000) + "\":" + std::to_string(i);
+  text += "}";
+  Result<Value> v = Parse(text);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  ASSERT_EQ(v->as_object().size(), 30000u);  // keys 30000.. repeat earlier ones
+  EXPECT_EQ(v->as_object().front().first, "0");
+  EXPECT_EQ(v->Find("20000")->as_number(), 20000);
+  EXPECT_EQ(v->Find("k1")->as_number(), 30001);  // the last value of a repeated key
+}
+
 TEST(JsonParserTest, NonCanonicalIndexKeysAreOrdinary) {
   EXPECT_EQ(RoundTrip(R"({"b":1,"01":2,"4294967295":3,"-1":4})"), R"({"b":1,"01":2,"4294967295":3,"-1":4})");
 }

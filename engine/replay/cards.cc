@@ -32,6 +32,7 @@ void CardBuilder::Add(log::Event&& e) {
   } else if (e.type == "tool/call") {
     Call call{Str(Get(e.data, "callId")), Str(Get(e.data, "name")), ParseLoggedArguments(Str(Get(e.data, "arguments"))),
               e.seq};
+    asked_.erase(call.call_id);  // its result will find the call: the request's text is not needed
     open_[call.call_id] = calls_.size();
     calls_.push_back(std::move(call));
   } else if (e.type == "tool/result") {
@@ -48,9 +49,13 @@ void CardBuilder::Add(log::Event&& e) {
       open_.erase(it);
     } else {  // a result without a call: named from the assistant's request
       ++results_without_call_;
-      const auto& [name, arguments] = asked_[call_id];
+      std::pair<std::string, std::string> asked;  // (name, arguments); none when never requested
+      if (auto a = asked_.find(call_id); a != asked_.end()) {
+        asked = std::move(a->second);
+        asked_.erase(a);
+      }
       index = calls_.size();
-      calls_.push_back({call_id, name, ParseLoggedArguments(arguments), e.seq});
+      calls_.push_back({call_id, std::move(asked.first), ParseLoggedArguments(asked.second), e.seq});
     }
     Call& call = calls_[index];
     call.has_result = true;

@@ -92,6 +92,9 @@ class CardBuilder {
   // a call in the log, or, when the builder sees one piece of a log, maybe a
   // call in an earlier piece.
   size_t results_without_call() const { return results_without_call_; }
+  // Requested calls (assistant tool-call blocks) held to name a result that
+  // comes without its call: only those not yet logged as tool/call or settled.
+  size_t requests_held() const { return asked_.size(); }
   // Appends the cards of `later`, a builder (keeping the same) fed the events
   // that follow this builder's in the same log: the document is then the one
   // a single builder fed both would give, provided that
@@ -160,7 +163,9 @@ class CardBuilder {
   mutable size_t head_in_text_ = 0;  // Keep::kText: the head's bytes at the front of text_[0] (0: not there)
   size_t results_without_call_ = 0;
   std::map<std::string, size_t> open_;                               // callId → index, awaiting a result
-  std::map<std::string, std::pair<std::string, std::string>> asked_;  // callId → (name, arguments) requested
+  // callId → (name, arguments) of requested calls not logged (yet) as tool/call:
+  // what names a result without a call. Entries go when their call or result comes.
+  std::map<std::string, std::pair<std::string, std::string>> asked_;
 };
 
 // The cards of a log read in pieces on several threads: one builder per

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <regex>
 
+#include "engine/base/unique_fd.h"
 #include "tools/file_ops.h"
 
 namespace retrace::tools {
@@ -57,6 +58,14 @@ std::string ErrnoName(int err) {
 }
 
 int PidfdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
+
+Status MakePipe(base::UniqueFd& read_end, base::UniqueFd& write_end) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return Status::IoError("cannot make a pipe for the child: " + ErrnoName(errno));
+  read_end.reset(fds[0]);
+  write_end.reset(fds[1]);
+  return Status::Ok();
+}
 
 void CloseFd(int& fd) {
   if (fd >= 0) close(fd);
@@ -154,17 +163,19 @@ Result<std::shared_ptr<Subprocess>> Subprocess::Spawn(SpawnSpec spec, DoneFn on_
   // async-signal-safe calls.
   std::vector<std::string> argv_strings = s.argv, env_strings = ChildEnvironment(s.base_env, s.env);
   std::vector<char*> argv = CStrings(argv_strings), envp = CStrings(env_strings);
-  int out[2], err[2], status_pipe[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return Status::IoError("pipe: " + ErrnoName(errno));
-  if (pipe2(err, O_CLOEXEC) != 0) return Status::IoError("pipe: " + ErrnoName(errno));
-  if (pipe2(status_pipe, O_CLOEXEC) != 0) return Status::IoError("pipe: " + ErrnoName(errno));
-  const int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  // Owned until handed on: any early return closes what was opened so far.
+  base::UniqueFd out_r, out_w, err_r, err_w, status_r, status_w;
+  RETURN_IF_ERROR(MakePipe(out_r, out_w));
+  RETURN_IF_ERROR(MakePipe(err_r, err_w));
+  RETURN_IF_ERROR(MakePipe(status_r, status_w));
+  base::UniqueFd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!devnull) return Status::IoError("cannot open /dev/null for the child's stdin: " + ErrnoName(errno));
   const pid_t pid = fork();
   if (pid == 0) {
     setsid();  // its own session and process group: signals reach the whole tree
-    dup2(devnull, 0);
-    dup2(out[1], 1);
-    dup2(err[1], 2);
+    dup2(devnull.get(), 0);
+    dup2(out_w.get(), 1);
+    dup2(err_w.get(), 2);
     signal(SIGPIPE, SIG_DFL);
     int failure = 0;
     if (!s.cwd.empty() && chdir(s.cwd.c_str()) != 0) {
@@ -173,33 +184,30 @@ Result<std::shared_ptr<Subprocess>> Subprocess::Spawn(SpawnSpec spec, DoneFn on_
       execvpe(argv[0], argv.data(), envp.data());
       failure = errno;
     }
-    ssize_t ignored = write(status_pipe[1], &failure, sizeof failure);
+    ssize_t ignored = write(status_w.get(), &failure, sizeof failure);
     (void)ignored;
     _exit(127);
   }
-  close(out[1]);
-  close(err[1]);
-  close(status_pipe[1]);
-  if (devnull >= 0) close(devnull);
-  if (pid < 0) {
-    close(out[0]), close(err[0]), close(status_pipe[0]);
-    return Status::IoError("fork: " + ErrnoName(errno));
-  }
+  const int fork_errno = errno;
+  out_w.reset();
+  err_w.reset();
+  status_w.reset();
+  devnull.reset();
+  if (pid < 0) return Status::IoError("fork: " + ErrnoName(fork_errno));
   int failure = 0;
   ssize_t n;
-  do n = read(status_pipe[0], &failure, sizeof failure);
+  do n = read(status_r.get(), &failure, sizeof failure);
   while (n < 0 && errno == EINTR);
-  close(status_pipe[0]);
+  status_r.reset();
   if (n == sizeof failure) {  // exec (or chdir) failed: Node's spawn 'error'
     waitpid(pid, nullptr, 0);
-    close(out[0]), close(err[0]);
     return Status::FailedPrecondition("spawn " + s.argv[0] + " " + ErrnoName(failure));
   }
   proc->pid_ = pid;
   proc->wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   const int pid_fd = PidfdOpen(pid);
   // The reader keeps the process alive until it has settled and escalated.
-  proc->reader_ = std::thread([proc, o = out[0], e = err[0], pid_fd] { proc->ReaderLoop(o, e, pid_fd); });
+  proc->reader_ = std::thread([proc, o = out_r.release(), e = err_r.release(), pid_fd] { proc->ReaderLoop(o, e, pid_fd); });
   return proc;
 }
 

@@ -1,6 +1,7 @@
 // Subprocess (real processes: groups, caps, spill, escalation) and the
 // background job runtime (ids, ownership, kill, wait, notices).
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>
@@ -44,6 +45,39 @@ TEST(SubprocessTest, ReportsTheExitCodeAndBothStreams) {
   EXPECT_EQ(proc->FinalStdout().text, "out");
   EXPECT_EQ(proc->FinalStderr().text, "err");
   EXPECT_FALSE(proc->FinalStdout().truncated);
+}
+
+size_t OpenFds() {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+TEST(SubprocessTest, ASpawnThatRunsOutOfDescriptorsClosesWhatItOpened) {
+  // Spawn needs three pipes and /dev/null. With room for only some of them,
+  // it must fail with a clear error and leave no descriptor open, at every
+  // point; with room for all, it runs.
+  struct rlimit old {};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
+  int failures = 0;
+  for (rlim_t spare = 0; spare < 16; ++spare) {
+    const size_t before = OpenFds();  // (counts the directory's own descriptor while listing)
+    struct rlimit low = old;
+    low.rlim_cur = before + spare - 1;
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+    SpawnSpec spec;
+    spec.argv = {"true"};
+    Result<std::shared_ptr<Subprocess>> proc = Subprocess::Spawn(std::move(spec));
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
+    if (proc.ok()) {
+      EXPECT_EQ((*proc)->Wait().exit_code, 0);
+      break;
+    }
+    ++failures;
+    EXPECT_THAT(proc.status().message(), ::testing::AnyOf(HasSubstr("pipe"), HasSubstr("/dev/null")));
+    EXPECT_EQ(OpenFds(), before) << "descriptors left open with room for " << spare;
+  }
+  EXPECT_GE(failures, 6);  // each pipe end and /dev/null was the one that failed
 }
 
 TEST(SubprocessTest, ADeathBySignalIsNamed) {

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "store/event_id.h"
+#include "store/schema_lock.h"
 #include "store/chunk_rows.h"
 #include "store/session_writer.h"
 
@@ -33,8 +34,11 @@ constexpr std::string_view kSummarySelect =
 }  // namespace
 
 Result<std::unique_ptr<EventStore>> EventStore::Open(const std::string& path, StoreOptions options) {
+  if (!options.create && !FileHasBytes(path)) return Status::NotFound("no database at " + path);
+  // Several processes may open a new database at once: one creates and
+  // migrates it while the others wait, then find it ready.
+  ASSIGN_OR_RETURN(SchemaLock schema_lock, SchemaLock::Acquire(path, SchemaLock::Mode::kExclusive, options.open_timeout));
   const bool existed = FileHasBytes(path);
-  if (!existed && !options.create) return Status::NotFound("no database at " + path);
   ASSIGN_OR_RETURN(Db db, Db::Open(path, existed || !options.create ? Db::Mode::kReadWrite : Db::Mode::kReadWriteCreate));
   std::unique_ptr<EventStore> store(new EventStore(std::move(db)));
   RETURN_IF_ERROR(store->Init(options, existed));
@@ -46,11 +50,7 @@ EventStore::~EventStore() = default;
 Status EventStore::Init(const StoreOptions& options, bool existed) {
   // Inspect before touching anything: a foreign or newer file is never modified.
   ASSIGN_OR_RETURN(MigrationState state, InspectSchema(db_, options.migrations));
-  if (!state.pending.empty() && existed && !state.fresh && !options.migrate) {
-    return Status::FailedPrecondition(path() + " has schema version " + std::to_string(state.current_version) +
-                                      "; this retrace needs version " +
-                                      std::to_string(state.pending.back().version) + ": run `retrace migrate`");
-  }
+  if (!state.pending.empty() && existed && !state.fresh && !options.migrate) return NeedsMigration(path(), state);
   // The page size can only be chosen before the first table is created.
   if (state.fresh) RETURN_IF_ERROR(db_.Exec("PRAGMA page_size = " + std::to_string(kPageSize)));
   RETURN_IF_ERROR(db_.Exec("PRAGMA journal_mode = WAL"));
@@ -213,7 +213,15 @@ Result<std::string> EventStore::EventText(int64_t key, int64_t seq) {
   if (!row || seq < st.Int(0) || seq >= st.Int(0) + st.Int(1)) return Status::NotFound("no event at seq " + std::to_string(seq));
   if (st.IsNull(2)) return std::string(st.Text(3));
   ASSIGN_OR_RETURN(std::vector<log::EventRecord> members, DecodeStoredChunkRow(st.Text(3), st.Int(0)));
-  return std::move(members[static_cast<size_t>(seq - st.Int(0))].text);
+  // The count column says how many events the row stands for; a row whose
+  // text decodes to fewer was changed behind the store's back.
+  const auto index = static_cast<size_t>(seq - st.Int(0));
+  if (members.size() != static_cast<size_t>(st.Int(1))) {
+    return Status::Corruption(path() + ": the packed row at seq " + std::to_string(st.Int(0)) + " holds " +
+                              std::to_string(members.size()) + " events, but its count column says " +
+                              std::to_string(st.Int(1)));
+  }
+  return std::move(members[index].text);
 }
 
 Result<std::unique_ptr<SessionWriter>> EventStore::OpenWriter(std::string_view session_id) {

@@ -161,6 +161,26 @@ TEST_F(CorruptionTest, DeeplyNestedToolResultMetaImportsWithoutCrashing) {
   EXPECT_EQ(report->events_added, 92);
 }
 
+TEST(StoredRowCorruptionTest, APackedRowHoldingFewerEventsThanItsCountIsCorruptionNotACrash) {
+  TempDir dir;
+  auto store = OpenStoreOrDie(dir / "p.db");
+  ASSERT_TRUE(ImportJsonl(*store, FixturePath("c01-fs-read.jsonl")).ok());
+  // Tamper behind the store's back: the first packed row becomes the last
+  // row and claims five more events than its text holds.
+  ASSERT_TRUE(store->db().Exec("DELETE FROM events WHERE event_id >"
+                               " (SELECT min(event_id) FROM events WHERE packed IS NOT NULL);"
+                               "UPDATE events SET count = count + 5 WHERE event_id ="
+                               " (SELECT min(event_id) FROM events WHERE packed IS NOT NULL)").ok());
+  auto st = Statement::Prepare(store->db(), "SELECT seq + count - 1 FROM events WHERE packed IS NOT NULL ORDER BY event_id LIMIT 1");
+  ASSERT_TRUE(st.ok());
+  ASSERT_TRUE(*st->Step());
+  const int64_t last_claimed = st->Int(0);
+  Result<std::string> text = store->EventText(1, last_claimed);
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().code(), Status::Code::kCorruption);
+  EXPECT_THAT(text.status().message(), HasSubstr("its count column says"));
+}
+
 TEST(DatabaseRefusalTest, DatabaseFromANewerRetraceIsRefusedUnchanged) {
   TempDir dir;
   { auto store = OpenStoreOrDie(dir / "n.db"); }

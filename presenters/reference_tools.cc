@@ -1,6 +1,9 @@
 #include "presenters/reference_tools.h"
 
+#include <charconv>
 #include <cmath>
+#include <limits>
+#include <map>
 
 #include "engine/json/writer.h"
 #include "engine/schema/schema_spec.h"
@@ -335,6 +338,16 @@ struct ExitStatus {
   double exit_code = 0;
 };
 
+// JavaScript's Number() of a run of decimal digits: correctly rounded, and
+// Infinity past the double range (which a card then writes as null, as
+// JSON.stringify does).
+double DigitsToNumber(std::string_view digits) {
+  double d = 0;
+  const auto [end, err] = std::from_chars(digits.data(), digits.data() + digits.size(), d);
+  if (err == std::errc::result_out_of_range) return std::numeric_limits<double>::infinity();
+  return end == digits.data() + digits.size() ? d : 0;
+}
+
 ExitStatus ParseExitStatus(const std::string& raw) {
   const size_t open = raw.rfind("\n[");
   if (open != std::string::npos && !raw.empty() && raw.back() == ']') {
@@ -349,7 +362,7 @@ ExitStatus ParseExitStatus(const std::string& raw) {
     } else if (marker.substr(0, kExit.size()) == kExit) {
       const std::string_view digits = marker.substr(kExit.size());
       if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos) {
-        return {raw.substr(0, open), std::nullopt, std::stod(std::string(digits))};
+        return {raw.substr(0, open), std::nullopt, DigitsToNumber(digits)};
       }
     }
   }
@@ -494,14 +507,25 @@ std::vector<Entry> Entries() {
   };
 }
 
-PresenterSet Build() {
+// The set, and why any entry could not be added (a bug: the schemas are fixed,
+// and tests/presenters pins them against upstream).
+struct ReferenceSet {
   PresenterSet set;
+  std::map<std::string, Status, std::less<>> failed;
+};
+
+ReferenceSet Build() {
+  ReferenceSet r;
   for (Entry& e : Entries()) {
-    // The schemas are fixed and compile (tests/presenters pin them against upstream).
-    Status st = set.Add(e.name, e.parameters(), std::move(e.call), std::move(e.result));
-    (void)st;
+    Status st = r.set.Add(e.name, e.parameters(), std::move(e.call), std::move(e.result));
+    if (!st.ok()) r.failed.emplace(e.name, std::move(st));
   }
-  return set;
+  return r;
+}
+
+const ReferenceSet& Reference() {
+  static const ReferenceSet kSet = Build();
+  return kSet;
 }
 
 }  // namespace
@@ -513,9 +537,16 @@ json::Value ReferenceParameters(std::string_view tool) {
   return json::Value();
 }
 
-const PresenterSet& ReferencePresenters() {
-  static const PresenterSet kSet = Build();
-  return kSet;
+const PresenterSet& ReferencePresenters() { return Reference().set; }
+
+Result<const ToolPresenter*> ReferencePresenter(std::string_view tool) {
+  const ReferenceSet& r = Reference();
+  if (auto f = r.failed.find(tool); f != r.failed.end()) {
+    return f->second.WithContext("the reference presenter of \"" + std::string(tool) + "\" did not build");
+  }
+  const ToolPresenter* p = r.set.Find(tool);
+  if (p == nullptr) return Status::NotFound("no reference presenter for tool \"" + std::string(tool) + "\"");
+  return p;
 }
 
 }  // namespace retrace::presenters

@@ -17,6 +17,10 @@ json::Value ReferenceParameters(std::string_view tool);
 // The reference presenters, built once.
 const PresenterSet& ReferencePresenters();
 
+// One reference tool's presenter: NotFound for a tool that has none, or the
+// error that kept it from being built.
+Result<const ToolPresenter*> ReferencePresenter(std::string_view tool);
+
 }  // namespace retrace::presenters
 
 #endif  // RETRACE_PRESENTERS_REFERENCE_TOOLS_H_

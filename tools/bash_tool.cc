@@ -204,7 +204,7 @@ std::string RenderBashResult(const Value& v) {
 }
 
 Result<runtime::ToolDefinitionPtr> BashTool(const ToolHost& host) {
-  const presenters::ToolPresenter* presenter = presenters::ReferencePresenters().Find("bash");
+  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("bash"));
   runtime::ToolDefinition spec{
       .name = "bash",
       .description = kDescription,

@@ -59,7 +59,7 @@ runtime::ToolError Stale(const std::string& message) {
 }  // namespace
 
 Result<runtime::ToolDefinitionPtr> EditTool(Workspace workspace) {
-  const presenters::ToolPresenter* presenter = presenters::ReferencePresenters().Find("edit");
+  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("edit"));
   runtime::ToolDefinition spec{
       .name = "edit",
       .description = "Edit an existing UTF-8 text file by replacing literal text.",

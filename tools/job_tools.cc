@@ -45,12 +45,9 @@ std::string StatusLine(const Value& job) {
   return JobStatusLine(job.Find("status")->as_string(), detail ? std::optional(detail->as_string()) : std::nullopt);
 }
 
-template <typename Name>
-const presenters::ToolPresenter& Presenter(Name name) {
-  return *presenters::ReferencePresenters().Find(name);
-}
 
 Result<runtime::ToolDefinitionPtr> JobOutputTool(std::shared_ptr<JobRegistry> jobs) {
+  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("job_output"));
   runtime::ToolDefinition spec{
       .name = "job_output",
       .description =
@@ -79,13 +76,14 @@ Result<runtime::ToolDefinitionPtr> JobOutputTool(std::shared_ptr<JobRegistry> jo
             JobRead read = OrThrow(jobs->Read(id, SessionId(run)));
             return Value::MakeObject({{"text", std::move(read.text)}, {"job", read.job.Public()}});
           },
-      .present_call = Presenter("job_output").present_call,
-      .present_result = Presenter("job_output").present_result,
+      .present_call = presenter->present_call,
+      .present_result = presenter->present_result,
   };
   return runtime::DefineTool(std::move(spec));
 }
 
 Result<runtime::ToolDefinitionPtr> JobListTool(std::shared_ptr<JobRegistry> jobs) {
+  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("job_list"));
   runtime::ToolDefinition spec{
       .name = "job_list",
       .description = "List your background jobs (running and finished) with their ids, kinds, and statuses.",
@@ -108,13 +106,14 @@ Result<runtime::ToolDefinitionPtr> JobListTool(std::shared_ptr<JobRegistry> jobs
             for (const JobSnapshot& job : jobs->List(SessionId(run))) list.push_back(job.Public());
             return Value(std::move(list));
           },
-      .present_call = Presenter("job_list").present_call,
-      .present_result = Presenter("job_list").present_result,
+      .present_call = presenter->present_call,
+      .present_result = presenter->present_result,
   };
   return runtime::DefineTool(std::move(spec));
 }
 
 Result<runtime::ToolDefinitionPtr> JobKillTool(std::shared_ptr<JobRegistry> jobs) {
+  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("job_kill"));
   runtime::ToolDefinition spec{
       .name = "job_kill",
       .description = "Request cancellation of a running background job by job id. Returns immediately; the job settles "
@@ -141,8 +140,8 @@ Result<runtime::ToolDefinitionPtr> JobKillTool(std::shared_ptr<JobRegistry> jobs
             return Value::MakeObject({{"outcome", outcome == "requested" ? "cancellation-requested" : "already-finished"},
                                       {"job", job.Public()}});
           },
-      .present_call = Presenter("job_kill").present_call,
-      .present_result = Presenter("job_kill").present_result,
+      .present_call = presenter->present_call,
+      .present_result = presenter->present_result,
   };
   return runtime::DefineTool(std::move(spec));
 }

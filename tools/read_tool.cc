@@ -132,7 +132,7 @@ std::string LangFromPath(std::string_view path) {
 }
 
 Result<runtime::ToolDefinitionPtr> ReadTool(Workspace workspace, ReadCaps caps) {
-  const presenters::ToolPresenter* presenter = presenters::ReferencePresenters().Find("read");
+  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("read"));
   runtime::ToolDefinition spec{
       .name = "read",
       .description = "Read a UTF-8 text file and return line-numbered content.",

@@ -459,7 +459,7 @@ Spec SpillSchema() {
 }  // namespace
 
 Result<runtime::ToolDefinitionPtr> GlobTool(const ToolHost& host) {
-  const presenters::ToolPresenter* presenter = presenters::ReferencePresenters().Find("glob");
+  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("glob"));
   runtime::ToolDefinition spec{
       .name = "glob",
       .description =
@@ -483,7 +483,7 @@ Result<runtime::ToolDefinitionPtr> GlobTool(const ToolHost& host) {
 }
 
 Result<runtime::ToolDefinitionPtr> GrepTool(const ToolHost& host) {
-  const presenters::ToolPresenter* presenter = presenters::ReferencePresenters().Find("grep");
+  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("grep"));
   Spec match = Object(false, {{"path", String().Required()},
                               {"lineNumber", Integer().Required()},
                               {"line", String().Required()}});

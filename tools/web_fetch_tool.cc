@@ -248,7 +248,7 @@ FetchOutput ComputeFetchOutput(const Value& v, size_t cap) {
 }
 
 Result<runtime::ToolDefinitionPtr> WebFetchTool(WebFetchOptions options) {
-  const presenters::ToolPresenter* presenter = presenters::ReferencePresenters().Find("web_fetch");
+  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("web_fetch"));
   runtime::ToolDefinition spec{
       .name = "web_fetch",
       .description = "Fetch the content of a specific HTTP(S) URL and return it decoded to text.",

@@ -29,7 +29,7 @@ Value DiffBasis(const std::string& real_path) {
 }  // namespace
 
 Result<runtime::ToolDefinitionPtr> WriteTool(Workspace workspace) {
-  const presenters::ToolPresenter* presenter = presenters::ReferencePresenters().Find("write");
+  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("write"));
   runtime::ToolDefinition spec{
       .name = "write",
       .description = "Create or fully replace a UTF-8 text file.",

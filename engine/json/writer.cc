@@ -119,6 +119,10 @@ void AppendQuoted(std::string& out, std::string_view s) {
 }
 
 void AppendNumber(std::string& out, double d) {
+  if (!std::isfinite(d)) {  // JSON.stringify writes NaN and ±Infinity as null
+    out += "null";
+    return;
+  }
   if (d == 0) {  // also -0
     out += '0';
     return;

@@ -30,6 +30,33 @@ TEST(ReferencePresentersTest, ParameterSchemasEqualUpstreams) {
   EXPECT_EQ(names, ReferencePresenters().Names());  // the same tool set, no more, no less
 }
 
+TEST(ReferencePresentersTest, EachReferenceToolHasItsPresenterAndOthersAreNotFound) {
+  for (const std::string& name : ReferencePresenters().Names()) {
+    Result<const ToolPresenter*> p = ReferencePresenter(name);
+    ASSERT_TRUE(p.ok()) << name << ": " << p.status().message();
+    EXPECT_EQ(*p, ReferencePresenters().Find(name));
+  }
+  EXPECT_EQ(ReferencePresenters().Names().size(), 11u);
+  Result<const ToolPresenter*> none = ReferencePresenter("no_such_tool");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), Status::Code::kNotFound);
+  EXPECT_EQ(none.status().message(), "no reference presenter for tool \"no_such_tool\"");
+}
+
+TEST(ReferencePresentersTest, AnExitCodeBeyondTheDoubleRangeIsInfinityAsInJavaScript) {
+  // dsh parses the marker with Number(): 400 digits are Infinity, which the
+  // card's JSON writes as null. It once threw, and the card became the fallback.
+  const ToolPresenter& bash = *ReferencePresenters().Find("bash");
+  const Value args = Value::MakeObject({{"command", "true"}, {"description", "d"}});
+  for (const auto& [digits, written] : std::vector<std::pair<std::string, std::string>>{
+           {std::string(400, '9'), "null"}, {"7", "7"}, {"123456789012345678901", "123456789012345680000"}}) {
+    Content content{Value::MakeObject({{"type", "text"}, {"text", "out\n[exit code: " + digits + "]"}})};
+    PresentOutcome r = PresentResultOutcome(bash, args, {content, false, nullptr});
+    ASSERT_EQ(r.how, Presented::kView) << r.detail;
+    EXPECT_EQ(json::Serialize(*r.view), R"({"card":"terminal","output":"out","exitCode":)" + written + "}");
+  }
+}
+
 TEST(ReferencePresentersTest, SoftValidationAndThrowsSelectTheFallback) {
   PresenterSet set;
   ASSERT_TRUE(set.Add(

@@ -4,10 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <exception>
 #include <filesystem>
 #include <random>
 
 #include "engine/runtime/timeout_policy.h"
+#include "engine/runtime/tool_error.h"
 #include "presenters/reference_tools.h"
 #include "store/sqlite_event_log.h"
 #include "tools/builtin_tools.h"
@@ -99,14 +101,21 @@ Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<runtime
   }
   asio::io_context io;
   std::optional<Result<runtime::ScriptReport>> report;
+  std::exception_ptr thrown;
   asio::co_spawn(
       io,
       [&]() -> asio::awaitable<void> {
         report.emplace(co_await runtime::RunScript(ops, *recorder, runtime, env, {.max_parallel = how.max_parallel, .agent = runtime::Scope::Create(header.id)}));
       },
-      asio::detached);
+      [&](std::exception_ptr e) { thrown = e; });
   io.run();
   jobs->Close();  // the host's teardown: stop the jobs still running, before the recorder goes
+  // RunScript reports failures as values; should one escape it as an
+  // exception, the run fails with what it said instead of reading no report.
+  if (!report) {
+    return Status::IoError("the script run stopped: " + (thrown ? runtime::DescribeException(thrown).message
+                                                                 : std::string("it ended without a report")));
+  }
   if (!report->ok()) return report->status();
   return ScriptOutcome{header.id, workspace.root(), **report};
 }

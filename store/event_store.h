@@ -22,6 +22,7 @@
 #ifndef RETRACE_STORE_EVENT_STORE_H_
 #define RETRACE_STORE_EVENT_STORE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -35,6 +36,7 @@
 #include "engine/log/event_log.h"
 #include "engine/log/session_header.h"
 #include "store/migrations.h"
+#include "store/schema_lock.h"
 #include "store/sqlite.h"
 
 namespace retrace::store {
@@ -57,6 +59,9 @@ struct StoreOptions {
   bool migrate = false;
   // Create the file when it does not exist.
   bool create = true;
+  // How long to wait while another process creates or migrates the
+  // database (schema_lock.h); then Open fails with Busy.
+  std::chrono::milliseconds open_timeout = kDefaultOpenTimeout;
   // Maintain the read model (audit tables, search index) on every append.
   // Off only for benchmarks that measure its cost: the model is then stale
   // until RebuildReadModel().

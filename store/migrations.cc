@@ -49,7 +49,7 @@ std::string MigrationChecksum(std::string_view sql) {
 Result<MigrationState> InspectSchema(Db& db, std::span<const Migration> known) {
   auto app_id = db.QueryInt("PRAGMA application_id");
   if (!app_id.ok()) {
-    return Status::InvalidArgument(db.path() + " is not a retrace database (not an SQLite file: " +
+    return Status::Corruption(db.path() + " is not a retrace database (not an SQLite file: " +
                                    app_id.status().message() + ")");
   }
   ASSIGN_OR_RETURN(bool has_tables, HasUserTables(db));
@@ -58,7 +58,7 @@ Result<MigrationState> InspectSchema(Db& db, std::span<const Migration> known) {
     if (*app_id != 0 || has_tables) {
       char id[24];
       std::snprintf(id, sizeof id, "0x%08llx", static_cast<unsigned long long>(*app_id));
-      return Status::InvalidArgument(db.path() + " is not a retrace database (application_id " + id +
+      return Status::Corruption(db.path() + " is not a retrace database (application_id " + id +
                                      (has_tables ? ", holds other tables" : "") + "); refusing to touch it");
     }
     state.fresh = true;
@@ -74,6 +74,12 @@ Result<MigrationState> InspectSchema(Db& db, std::span<const Migration> known) {
   for (const Migration& m : known)
     if (m.version > state.current_version) state.pending.push_back(m);
   return state;
+}
+
+Status NeedsMigration(const std::string& path, const MigrationState& state) {
+  return Status::Unsupported(path + " has schema version " + std::to_string(state.current_version) +
+                             "; this retrace needs version " + std::to_string(state.pending.back().version) +
+                             ": run `retrace migrate`");
 }
 
 Status ApplyMigrations(Db& db, std::span<const Migration> pending, int64_t now_ms, const MigrationBackfill& backfill) {

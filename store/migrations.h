@@ -45,6 +45,10 @@ struct MigrationState {
 // embedded migration of the same version.
 Result<MigrationState> InspectSchema(Db& db, std::span<const Migration> known);
 
+// Unsupported: the database at `path` is older than this retrace and waits
+// for `retrace migrate` (state.pending is not empty).
+Status NeedsMigration(const std::string& path, const MigrationState& state);
+
 // The migration that adds the read model: applying it derives the model's rows.
 inline constexpr std::string_view kReadModelMigration = "0002_read_model.sql";
 

@@ -6,6 +6,7 @@
 
 #include "store/fts_match_count.h"
 #include "store/migrations.h"
+#include "store/schema_lock.h"
 
 namespace retrace::store {
 namespace {
@@ -97,14 +98,13 @@ void BindParam(sqlite3_stmt* st, int i, const SqlValue& v) {
 Result<ReadOnlyDb> ReadOnlyDb::Open(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return Status::NotFound("no database at " + path);
+  // Shared: waits while another process is creating or migrating the file.
+  ASSIGN_OR_RETURN(SchemaLock schema_lock, SchemaLock::Acquire(path, SchemaLock::Mode::kShared, kDefaultOpenTimeout,
+                                                               /*optional=*/true));
   ASSIGN_OR_RETURN(Db db, Db::Open(path, Db::Mode::kReadOnly));
   ASSIGN_OR_RETURN(MigrationState state, InspectSchema(db, EmbeddedMigrations()));
-  if (state.fresh) return Status::InvalidArgument(path + " is not a retrace database");
-  if (!state.pending.empty()) {
-    return Status::FailedPrecondition(path + " has schema version " + std::to_string(state.current_version) +
-                                      "; this retrace needs version " + std::to_string(state.pending.back().version) +
-                                      ": run `retrace migrate`");
-  }
+  if (state.fresh) return Status::Corruption(path + " is not a retrace database");
+  if (!state.pending.empty()) return NeedsMigration(path, state);
   // Connect the FTS5 table now: its module's own setup statements would
   // otherwise pass through the authorizer of the first query that uses it.
   RETURN_IF_ERROR(db.Exec("SELECT 1 FROM search_fts LIMIT 0"));

@@ -38,11 +38,7 @@ ErrorDetail DescribeException(const std::exception_ptr& e) {
   } catch (const ToolError& t) {
     return {t.message(), t.info()};
   } catch (const std::exception& x) {
-    try {  // a hostile exception's what() may itself throw
-      return {x.what(), std::nullopt};
-    } catch (...) {
-      return {"<unprintable thrown value>", std::nullopt};
-    }
+    return {x.what(), std::nullopt};
   } catch (const std::string& s) {
     return {s, std::nullopt};
   } catch (const char* s) {

@@ -265,31 +265,6 @@ TEST(BatchSchedulerTest, PoolIsBoundedByMaxParallel) {
   EXPECT_LT(pos("call1"), pos("body-10"));
 }
 
-// An exception whose what() throws too: describing it must not throw again.
-struct HostileError : std::exception {
-  const char* what() const noexcept(false) override { throw std::runtime_error("what() threw"); }
-};
-
-TEST(BatchSchedulerTest, AConcurrentBodyWhoseErrorCannotBeDescribedSettlesAsAFailure) {
-  ToolRuntime rt;
-  ToolDefinition spec = EchoSpec("hostile");
-  spec.execute = [](ToolRunContext&) -> Value { throw HostileError(); };
-  spec.is_concurrency_safe = [](const Value&) { return true; };
-  Registration a = MustRegister(rt, Define(spec));
-  std::vector<ToolCallInput> inputs;
-  for (int i = 0; i < 3; ++i) inputs.push_back(Call("hostile", Args({{"s", "x"}}), "c" + std::to_string(i)));
-  std::vector<std::string> texts;
-  BatchHooks hooks{[](size_t) { return Status::Ok(); },
-                   [&](size_t, const ToolResultPtr& r) {
-                     EXPECT_TRUE(r->is_error);
-                     texts.push_back(testing::Text(*r));
-                     return Status::Ok();
-                   }};
-  Status st = testing::RunSync(RunBatch(rt, std::move(inputs), 10, Signal(), hooks));
-  EXPECT_TRUE(st.ok()) << st.message();
-  EXPECT_EQ(texts, std::vector<std::string>(3, "Error: <unprintable thrown value>"));
-}
-
 TEST(BatchSchedulerTest, HookFailureStopsTheBatch) {
   ToolRuntime rt;
   Registration a = MustRegister(rt, Define(EchoSpec()));

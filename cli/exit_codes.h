@@ -8,28 +8,35 @@ namespace retrace::cli {
 
 enum ExitCode : int {
   kExitOk = 0,
-  kExitFailure = 1,      // an operation failed (I/O, unexpected)
-  kExitUsage = 2,        // bad command line
+  kExitFailure = 1,      // an operation failed (I/O, or a state that does not allow it)
+  kExitUsage = 2,        // bad command line or request: a wrong value, a directory for a file
   kExitCorrupt = 3,      // input refused: corrupt or malformed log, not a retrace database
   kExitConflict = 4,     // another writer holds the session, or a conflicting append
-  kExitUnsupported = 5,  // written by a newer (or unsupported older) version
+  kExitUnsupported = 5,  // written by a newer version, or a database that needs `retrace migrate`
   kExitNotFound = 6,     // no such session, file or database
+  kExitTimeout = 7,      // a time limit ran out (query --timeout)
 };
 
-inline int ExitCodeFor(const Status& st) {
-  switch (st.code()) {
+// Every status code has its meaning here; there is no default branch, so a
+// new code does not compile until it has one (-Wswitch-enum).
+constexpr int ExitCodeFor(Status::Code code) {
+  switch (code) {
     case Status::Code::kOk: return kExitOk;
-    case Status::Code::kInvalidArgument:
+    case Status::Code::kInvalidArgument: return kExitUsage;
     case Status::Code::kCorruption: return kExitCorrupt;
     case Status::Code::kConflict:
     case Status::Code::kBusy:
     case Status::Code::kAlreadyExists: return kExitConflict;
-    case Status::Code::kUnsupported:
-    case Status::Code::kFailedPrecondition: return kExitUnsupported;
+    case Status::Code::kUnsupported: return kExitUnsupported;
     case Status::Code::kNotFound: return kExitNotFound;
-    default: return kExitFailure;
+    case Status::Code::kIoError:
+    case Status::Code::kFailedPrecondition: return kExitFailure;
+    case Status::Code::kDeadlineExceeded: return kExitTimeout;
   }
+  return kExitFailure;  // unreachable: every code is listed above
 }
+
+inline int ExitCodeFor(const Status& st) { return ExitCodeFor(st.code()); }
 
 }  // namespace retrace::cli
 

@@ -145,7 +145,7 @@ Result<std::unique_ptr<LineSource>> LineSource::OpenRange(const std::string& pat
 Result<std::unique_ptr<LineSource>> LineSource::Open(const std::string& path) {
   struct stat st {};
   ASSIGN_OR_RETURN(std::unique_ptr<Fd> fd, OpenFile(path, st));
-  if (st.st_size == 0) return Status::InvalidArgument(path + ": empty file (a dsh log starts with a session header line)");
+  if (st.st_size == 0) return Status::Corruption(path + ": empty file (a dsh log starts with a session header line)");
   std::string first(4, '\0');
   const ssize_t n = read(fd->get(), first.data(), first.size());
   if (n < 0) return ReadError(path);

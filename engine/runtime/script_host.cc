@@ -39,7 +39,7 @@ class Fields {
     if (!v->is_safe_integer() || v->as_number() < 0) return Error("\"" + key + "\" must be a non-negative integer");
     return std::optional<int64_t>(static_cast<int64_t>(v->as_number()));
   }
-  Status Error(const std::string& what) const { return Status::InvalidArgument(where_ + ": " + what); }
+  Status Error(const std::string& what) const { return Status::Corruption(where_ + ": " + what); }
 
  private:
   const Value& obj_;
@@ -161,8 +161,8 @@ Result<std::vector<ScriptOp>> ParseScript(std::string_view text, std::string_vie
     const std::string where = std::string(name) + ":" + std::to_string(line_no);
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     Result<Value> parsed = json::Parse(line);
-    if (!parsed.ok()) return Status::InvalidArgument(where + ": " + parsed.status().message());
-    if (!parsed->is_object()) return Status::InvalidArgument(where + ": a script line must be a JSON object");
+    if (!parsed.ok()) return Status::Corruption(where + ": " + parsed.status().message());
+    if (!parsed->is_object()) return Status::Corruption(where + ": a script line must be a JSON object");
     ASSIGN_OR_RETURN(ScriptOp op, ParseOp(*parsed, where, line_no));
     ops.push_back(std::move(op));
   }
@@ -170,7 +170,7 @@ Result<std::vector<ScriptOp>> ParseScript(std::string_view text, std::string_vie
   for (const ScriptOp& op : ops) {
     prompted = prompted || op.kind == ScriptOp::Kind::kPrompt;
     if (op.kind == ScriptOp::Kind::kAssistant && !prompted) {
-      return Status::InvalidArgument(std::string(name) + ":" + std::to_string(op.line) +
+      return Status::Corruption(std::string(name) + ":" + std::to_string(op.line) +
                                      ": an assistant step needs a prompt before it");
     }
   }

@@ -85,7 +85,7 @@ TEST_F(CliTest, EventsFiltersByTypeAndSeq) {
   // Packed chunk members come out as the events they stand for.
   Outcome chunk = Retrace("events s1-tools-inject --from 23 --type assistant/chunk --json");
   EXPECT_THAT(chunk.out, HasSubstr(R"({"type":"assistant/chunk","seq":23,)"));
-  EXPECT_EQ(Retrace("events s1-tools-inject --from -1").code, 3);
+  EXPECT_EQ(Retrace("events s1-tools-inject --from -1").code, 2);
 }
 
 TEST_F(CliTest, ExitCodesNameTheFailureKind) {
@@ -247,7 +247,7 @@ TEST_F(CliTest, ReplayNamesAMissingLogFileOrADirectoryRatherThanLookingForASessi
   EXPECT_EQ(missing.code, 6);
   EXPECT_THAT(missing.out, HasSubstr("no such file: " + dir_ / "nope.jsonl"));
   Outcome directory = Retrace("replay " + dir_.path());
-  EXPECT_EQ(directory.code, 3);
+  EXPECT_EQ(directory.code, 2);  // a bad command line: a directory where a log file belongs
   EXPECT_THAT(directory.out, HasSubstr(dir_.path() + " is a directory: replay takes one log file or a stored session id"));
 }
 
@@ -328,14 +328,14 @@ TEST_F(CliTest, AuditsQueriesAndSearchOverARecordedSessionAndFixtures) {
   EXPECT_THAT(Retrace("audit sessions").out, HasSubstr("c06-errors-policy"));
   EXPECT_THAT(Retrace("audit turns --session c06-errors-policy").out, HasSubstr("aborted"));
   Outcome bad = Retrace("audit turns --tool read");
-  EXPECT_EQ(bad.code, 3);
+  EXPECT_EQ(bad.code, 2);  // a bad request, not bad data
   EXPECT_THAT(bad.out, HasSubstr("the turns report has no tool to filter on"));
 
   Outcome q = Retrace("query \"SELECT outcome, COUNT(*) AS n FROM v_tool_calls GROUP BY 1 ORDER BY 1\" --json");
   EXPECT_EQ(q.code, 0);
   EXPECT_THAT(q.out, HasSubstr(R"({"outcome":"denied","n":)"));
   Outcome write = Retrace("query \"DELETE FROM events\"");
-  EXPECT_EQ(write.code, 3);
+  EXPECT_EQ(write.code, 2);
   EXPECT_THAT(write.out, HasSubstr("refused: queries are read-only, and this one asks for DELETE from events"));
 
   // The demo's appends are searchable at once: the search catches the index up first.
@@ -344,7 +344,7 @@ TEST_F(CliTest, AuditsQueriesAndSearchOverARecordedSessionAndFixtures) {
   EXPECT_THAT(found.out, HasSubstr(R"("type":"tool/result")"));
   EXPECT_THAT(found.out, HasSubstr("package manager"));
   Outcome blank = Retrace("search \"  \"");
-  EXPECT_EQ(blank.code, 3);
+  EXPECT_EQ(blank.code, 2);
   EXPECT_THAT(blank.out, HasSubstr("SESSION_QUERY_INVALID_QUERY"));
   EXPECT_EQ(Retrace("index").code, 0);
   EXPECT_EQ(Retrace("index --rebuild").code, 0);
@@ -354,7 +354,7 @@ TEST_F(CliTest, AuditsQueriesAndSearchOverARecordedSessionAndFixtures) {
   EXPECT_THAT(show.out, HasSubstr("> {\"type\":\"tool/result\",\"seq\":110"));
   EXPECT_THAT(Retrace("trace c06-errors-policy 109").out, HasSubstr("later events cite it: 110"));
   EXPECT_THAT(Retrace("lineage c06-errors-policy").out, HasSubstr("c06-errors-policy  (created"));
-  EXPECT_EQ(Retrace("show c06-errors-policy 110 --before 51").code, 3);
+  EXPECT_EQ(Retrace("show c06-errors-policy 110 --before 51").code, 2);
   EXPECT_EQ(Retrace("trace nope 1").code, 6);
 }
 

@@ -131,14 +131,14 @@ Result<Replay> ReplayOnce(const Source& source, const presenters::PresenterSet& 
   ASSIGN_OR_RETURN(r.session_id, source.read(need, [&](log::Event&& e) {
     if (!log::IsKnownEventType(e.type)) {
       if (!e.ignorable) r.unknown.push_back(e.type + " at seq " + std::to_string(e.seq));
-      if (e.type == runtime::kCardSnapshotType && e.data.is_object()) {
+      if (e.type == log::kCardSnapshot && e.data.is_object()) {
         Value card = e.data;  // {callId, tool, presenterVersion, pending, result}
         r.snapshots.Find("calls")->as_array().push_back(std::move(card));
       }
       return Status::Ok();
     }
     const bool append = !e.surface_op || e.surface_op->kind == log::SurfaceOp::Kind::kAppend;
-    if (keep_results && e.type == "tool/result" && append) KeepResult(e, r.results);
+    if (keep_results && e.type == log::kToolResult && append) KeepResult(e, r.results);
     builder.Add(std::move(e));
     return Status::Ok();
   }));

@@ -3,6 +3,7 @@
 #include "cli/exit_codes.h"
 #include "cli/format.h"
 #include "engine/json/parser.h"
+#include "engine/log/event_types.h"
 
 namespace retrace::cli {
 namespace {
@@ -18,13 +19,13 @@ std::string StringField(const json::Value* v) { return v != nullptr && v->is_str
 
 // A one-line human summary of what an event says.
 std::string Detail(const store::StoredEvent& e) {
-  if (e.type == "assistant/chunk") return "";  // deltas: see --json
+  if (e.type == log::kAssistantChunk) return "";  // deltas: see --json
   auto v = json::Parse(e.json);
   if (!v.ok()) return "";
   const json::Value* data = v->Find("data");
   if (data == nullptr) return "";
-  if (e.type == "tool/call") return StringField(data->Find("name")) + " " + StringField(data->Find("callId"));
-  if (e.type == "tool/result") {
+  if (e.type == log::kToolCall) return StringField(data->Find("name")) + " " + StringField(data->Find("callId"));
+  if (e.type == log::kToolResult) {
     const json::Value* m = data->Find("message");
     const json::Value* src = m != nullptr ? m->Find("source") : nullptr;
     const json::Value* err = data->Find("error");
@@ -38,7 +39,7 @@ std::string Detail(const store::StoredEvent& e) {
     }
     return d;
   }
-  if (e.type == "turn/start" || e.type == "turn/end" || e.type == "step/start" || e.type == "step/end") {
+  if (e.type == log::kTurnStart || e.type == log::kTurnEnd || e.type == log::kStepStart || e.type == log::kStepEnd) {
     std::string d;
     if (const json::Value* t = data->Find("turn"); t != nullptr && t->is_number()) d += "turn " + std::to_string(static_cast<int64_t>(t->as_number()));
     if (const json::Value* s = data->Find("step"); s != nullptr && s->is_number()) d += " step " + std::to_string(static_cast<int64_t>(s->as_number()));

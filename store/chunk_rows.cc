@@ -6,6 +6,7 @@
 
 #include "engine/json/parser.h"
 #include "engine/json/writer.h"
+#include "engine/log/event_types.h"
 
 namespace retrace::store {
 namespace {
@@ -118,7 +119,7 @@ std::vector<log::EventRecord> ExpandPackedRow(const Value& row, const PackedRow&
       c.emplace_back("text", payload.as_array()[static_cast<size_t>(k)]);
     }
     log::Event e;
-    e.type = "assistant/chunk";
+    e.type = log::kAssistantChunk;
     e.seq = p.seq0 + k;
     e.time = p.times[static_cast<size_t>(k)];
     e.data = Value::MakeObject({{"turn", p.turn}, {"step", p.step}, {"chunk", std::move(chunk)}});
@@ -143,7 +144,7 @@ namespace {
 
 // The row kind of a packable delta event, or "" (dsh's whitelist: exact keys).
 std::string_view PackKind(const log::Event& e) {
-  if (e.type != "assistant/chunk" || e.ignorable || e.surface_op || e.source_event_seqs) return "";
+  if (e.type != log::kAssistantChunk || e.ignorable || e.surface_op || e.source_event_seqs) return "";
   if (!HasExactKeys(e.data, {"turn", "step", "chunk"}) || !e.data.Find("turn")->is_number() ||
       !e.data.Find("step")->is_number())
     return "";

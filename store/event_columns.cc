@@ -1,5 +1,7 @@
 #include "store/event_columns.h"
 
+#include "engine/log/event_types.h"
+
 namespace retrace::store {
 namespace {
 
@@ -23,10 +25,10 @@ EventColumns ExtractColumns(const log::Event& e) {
   c.turn = IntAt(e.data, "turn");
   c.step = IntAt(e.data, "step");
   if (e.surface_op) c.surface = e.surface_op->kind == log::SurfaceOp::Kind::kAppend ? "append" : "replace";
-  if (e.type == "tool/call") {
+  if (e.type == log::kToolCall) {
     c.call_id = StringAt(e.data.Find("callId"));
     c.tool_name = StringAt(e.data.Find("name"));
-  } else if (e.type == "tool/result") {
+  } else if (e.type == log::kToolResult) {
     const Value* m = e.data.Find("message");
     const Value* source = m != nullptr ? m->Find("source") : nullptr;
     c.call_id = StringAt(source != nullptr ? source->Find("callId") : nullptr);

@@ -8,6 +8,7 @@
 #include <system_error>
 #include <thread>
 
+#include "engine/log/event_types.h"
 #include "engine/log/upcaster.h"
 #include "store/event_id.h"
 #include "store/fast_json_parser.h"
@@ -19,7 +20,7 @@ namespace retrace::store {
 namespace {
 
 // Types the upcasters turn into others: read them too, then filter on the new type.
-bool BecomesAnotherType(std::string_view type) { return type == "steering/message"; }
+bool BecomesAnotherType(std::string_view type) { return type == log::kSteeringMessage; }
 
 // The types to read for a consumer that needs `need`.
 TypeFilter ReadTypes(const TypeFilter& need) {

@@ -5,6 +5,7 @@
 
 #include "engine/json/parser.h"
 #include "engine/log/event.h"
+#include "engine/log/event_types.h"
 
 namespace retrace::store {
 namespace {
@@ -116,7 +117,7 @@ Result<Value> TraceEvent(EventStore& store, const std::string& session_id, int64
   // Later events citing the target. Stream deltas cite nothing, so their rows are never read.
   std::vector<int64_t> derived;
   RETURN_IF_ERROR(store.ForEachRow(
-      key, seq + 1, std::nullopt, [](std::string_view type) { return type != "assistant/chunk"; },
+      key, seq + 1, std::nullopt, [](std::string_view type) { return type != log::kAssistantChunk; },
       [&](const StoredRow& row) -> Status {
         if (row.seq <= seq || row.json.find("\"sourceEventSeqs\"") == std::string_view::npos) return Status::Ok();
         ASSIGN_OR_RETURN(log::Event e, log::ParseEvent(row.json));

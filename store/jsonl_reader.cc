@@ -2,6 +2,7 @@
 
 #include "engine/json/parser.h"
 #include "engine/json/writer.h"
+#include "engine/log/event_types.h"
 #include "store/chunk_rows.h"
 
 namespace retrace::store {
@@ -84,7 +85,7 @@ Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& is
     if (seq == nullptr || !seq->is_number() || seq->as_number() != static_cast<double>(next_seq_)) {
       Status st = gap(seq != nullptr ? json::Serialize(*seq) : std::string("none"));
       // A gap on a turn/end line cannot be a torn tail.
-      return typed && type->as_string() == "turn/end" ? Error(line_, issue) : st;
+      return typed && type->as_string() == log::kTurnEnd ? Error(line_, issue) : st;
     }
     auto event = log::EventFromJson(std::move(parsed).value());
     if (!event.ok()) return Error(line_, event.status().message());
@@ -107,7 +108,7 @@ Status JsonlReader::ScanAfterIssue(int64_t issue_line, const std::string& issue,
     if (line.find("\"turn/end\"") == std::string_view::npos) continue;
     auto parsed = json::Parse(line);
     const Value* type = parsed.ok() ? parsed->Find("type") : nullptr;
-    if (type != nullptr && type->is_string() && type->as_string() == "turn/end") {
+    if (type != nullptr && type->is_string() && type->as_string() == log::kTurnEnd) {
       return Status::Corruption(path_ + ":" + std::to_string(issue_line) + ": " + issue + "; a later turn/end at " +
                                 path_ + ":" + std::to_string(line_) + " shows this is not a torn tail");
     }

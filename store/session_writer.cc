@@ -1,5 +1,6 @@
 #include "store/session_writer.h"
 
+#include "engine/log/event_types.h"
 #include "engine/log/legacy_import.h"
 #include "engine/log/turn_closers.h"
 #include "store/event_id.h"
@@ -41,7 +42,7 @@ Result<const log::Event*> SessionWriter::CheckAndDerive(const log::Event& e, log
 
 Status SessionWriter::LoadState(bool rebuild_read_model) {
   log::Event chunk;
-  chunk.type = "assistant/chunk";
+  chunk.type = log::kAssistantChunk;
   log::Event upgraded;
   FastJsonParser parser;
   Status st = store_.ForEachRow(key_, 0, std::nullopt, [&](const StoredRow& r) -> Status {
@@ -99,7 +100,7 @@ Result<PreparedRow> SessionWriter::PreparePackedRow(const PackedRow& p, std::str
   row.seq = p.seq0;
   row.count = p.count;
   row.time = p.time0;
-  row.type = "assistant/chunk";
+  row.type = log::kAssistantChunk;
   row.packed = p.tag;
   row.text = std::move(text);
   row.columns.turn = AsInt(p.turn);
@@ -107,7 +108,7 @@ Result<PreparedRow> SessionWriter::PreparePackedRow(const PackedRow& p, std::str
   ASSIGN_OR_RETURN(row.resend, AlreadyStored(p.seq0, p.count));
   if (row.resend) return row;
   log::Event member;  // members are plain deltas: only their seqs matter to the checker
-  member.type = "assistant/chunk";
+  member.type = log::kAssistantChunk;
   for (int64_t k = 0; k < p.count; ++k) {
     member.seq = p.seq0 + k;
     RETURN_IF_ERROR(checker_.Check(member));

@@ -108,7 +108,7 @@ Status CheckEnvelopeRules(const Event& e) {
     for (int64_t n : seqs)
       if (!seen.insert(n).second) return Invalid(e.seq, "sourceEventSeqs repeats seq " + std::to_string(n));
   }
-  if (e.source_event_seqs->empty() && e.type != "assistant/message")
+  if (e.source_event_seqs->empty() && e.type != log::kAssistantMessage)
     return Invalid(e.seq, "sourceEventSeqs must not be empty");
   return Status::Ok();
 }

@@ -24,6 +24,35 @@ inline constexpr std::array<std::string_view, 48> kKnownEventTypes = {
     "tool/result", "turn/end", "turn/start", "user/message", "web/deepseek-search-llm-request",
 };
 
+// The types the engine reads or writes by name. Written to disk; never rename.
+inline constexpr std::string_view kAgentInboxSpliced = "agent/inbox/spliced";
+inline constexpr std::string_view kAssistantChunk = "assistant/chunk";
+inline constexpr std::string_view kAssistantMessage = "assistant/message";
+inline constexpr std::string_view kCompactionSummary = "compaction/summary";
+inline constexpr std::string_view kLlmRetry = "llm/retry";
+inline constexpr std::string_view kLlmRetryStarted = "llm/retry-started";
+inline constexpr std::string_view kRequestContext = "request/context";
+inline constexpr std::string_view kRequestHeader = "request/header";
+inline constexpr std::string_view kStepEnd = "step/end";
+inline constexpr std::string_view kStepStart = "step/start";
+inline constexpr std::string_view kTodoWrite = "todo/write";
+inline constexpr std::string_view kToolCall = "tool/call";
+inline constexpr std::string_view kToolCodeDispatch = "tool/code-dispatch";
+inline constexpr std::string_view kToolCodeDispatchStart = "tool/code-dispatch-start";
+inline constexpr std::string_view kToolResult = "tool/result";
+inline constexpr std::string_view kTurnEnd = "turn/end";
+inline constexpr std::string_view kTurnStart = "turn/start";
+inline constexpr std::string_view kUserMessage = "user/message";
+
+// Types dsh retired, read only to upgrade old logs (legacy_import.h).
+inline constexpr std::string_view kRequestHeaderDelta = "request/header-delta";
+inline constexpr std::string_view kModeSet = "mode/set";
+inline constexpr std::string_view kSteeringMessage = "steering/message";
+
+// retrace's own types, always written with `ignorable: true` so that dsh
+// readers skip them. Written to disk; never rename.
+inline constexpr std::string_view kCardSnapshot = "retrace/cards";  // card views at record time
+
 bool IsKnownEventType(std::string_view type);
 
 // The three types that can produce model messages; they must carry a surfaceOp

@@ -1,5 +1,7 @@
 #include "engine/log/invariant_checker.h"
 
+#include "engine/log/event_types.h"
+
 namespace retrace::log {
 namespace {
 
@@ -54,20 +56,20 @@ Status InvariantChecker::CheckToolResult(const Event& e) const {
 
 Status InvariantChecker::Check(const Event& e) {
   const std::string& t = e.type;
-  if (t == "turn/start") {
+  if (t == log::kTurnStart) {
     RETURN_IF_ERROR(CheckTurnStart(e));
-  } else if (t == "turn/end") {
+  } else if (t == log::kTurnEnd) {
     if (!open_turn_ || IntField(e, "turn") != open_turn_) return Violation(e, "must name the open turn");
     if (open_step_) return Violation(e, "step " + std::to_string(*open_step_) + " is still open");
-  } else if (t == "step/start") {
+  } else if (t == log::kStepStart) {
     if (!open_turn_ || IntField(e, "turn") != open_turn_) return Violation(e, "must name the open turn");
     if (open_step_) return Violation(e, "step " + std::to_string(*open_step_) + " is still open");
     if (IntField(e, "step") != last_step_ + 1) return Violation(e, "expected step " + std::to_string(last_step_ + 1));
-  } else if (t == "step/end" || t == "assistant/chunk" || t == "assistant/message" || t == "tool/call") {
+  } else if (t == log::kStepEnd || t == log::kAssistantChunk || t == log::kAssistantMessage || t == log::kToolCall) {
     RETURN_IF_ERROR(CheckInStep(e));
-  } else if (t == "tool/result") {
+  } else if (t == log::kToolResult) {
     RETURN_IF_ERROR(CheckToolResult(e));
-  } else if (t == "todo/write" || t == "request/header" || t == "request/context") {
+  } else if (t == log::kTodoWrite || t == log::kRequestHeader || t == log::kRequestContext) {
     if (!open_turn_) return Violation(e, "must be inside an open turn");
   }
   Apply(e);
@@ -76,19 +78,19 @@ Status InvariantChecker::Check(const Event& e) {
 
 void InvariantChecker::Apply(const Event& e) {
   const std::string& t = e.type;
-  if (t == "turn/start") {
+  if (t == log::kTurnStart) {
     open_turn_ = IntField(e, "turn");
     last_step_ = 0;
-  } else if (t == "turn/end") {
+  } else if (t == log::kTurnEnd) {
     open_turn_.reset();
     ++ended_turns_;
-  } else if (t == "step/start") {
+  } else if (t == log::kStepStart) {
     open_step_ = IntField(e, "step");
     last_step_ = *open_step_;
-  } else if (t == "step/end") {
+  } else if (t == log::kStepEnd) {
     open_step_.reset();
     started_calls_.clear();
-  } else if (t == "tool/call") {
+  } else if (t == log::kToolCall) {
     started_calls_.insert(StringAt(e.data, {"callId"}));
   }
 }

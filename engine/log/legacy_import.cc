@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "engine/log/event_types.h"
 #include "engine/log/message_shape.h"
 
 namespace retrace::log {
@@ -28,7 +29,7 @@ Value Take(Value& obj, std::string_view key) {
 }
 
 std::string MintedId(std::string_view session_id, const Event& e, const MessageIdLookup& replaced_id) {
-  if (e.type == "tool/result" && e.surface_op && e.surface_op->kind == SurfaceOp::Kind::kReplace) {
+  if (e.type == log::kToolResult && e.surface_op && e.surface_op->kind == SurfaceOp::Kind::kReplace) {
     if (const std::string* id = replaced_id(e.surface_op->start)) return *id;
   }
   return "legacy-message:" + std::string(session_id) + ":" + std::to_string(e.seq);
@@ -61,7 +62,7 @@ Result<bool> UpgradeTurnEnd(Event& e) {
 }
 
 bool UpgradeSteering(Event& e, std::string_view session_id, const MessageIdLookup& lookup) {
-  e.type = "user/message";
+  e.type = log::kUserMessage;
   if (!e.surface_op) e.surface_op = SurfaceOp{};
   if (Value* message = e.data.Find("message")) {
     e.data = Value(*message);
@@ -76,12 +77,12 @@ bool UpgradeSteering(Event& e, std::string_view session_id, const MessageIdLooku
 
 bool UpgradePreIdentity(Event& e, std::string_view session_id, const MessageIdLookup& lookup) {
   if (!e.data.is_object()) return false;
-  if (e.type == "user/message" && e.data.Find("id") == nullptr && e.data.Find("content") != nullptr) {
+  if (e.type == log::kUserMessage && e.data.Find("id") == nullptr && e.data.Find("content") != nullptr) {
     e.data.Set("id", MintedId(session_id, e, lookup));
     e.data.Set("role", "user");
     return true;
   }
-  if (e.type == "assistant/message" && e.data.Find("message") == nullptr && e.data.Find("provenance") != nullptr) {
+  if (e.type == log::kAssistantMessage && e.data.Find("message") == nullptr && e.data.Find("provenance") != nullptr) {
     Value content = Take(e.data, "content");
     Value source = Take(e.data, "provenance");
     if (source.is_object()) source.Set("kind", "model");
@@ -89,7 +90,7 @@ bool UpgradePreIdentity(Event& e, std::string_view session_id, const MessageIdLo
                                              {"content", std::move(content)}, {"source", std::move(source)}}));
     return true;
   }
-  if (e.type == "tool/result" && e.data.Find("message") == nullptr && e.data.Find("callId") != nullptr) {
+  if (e.type == log::kToolResult && e.data.Find("message") == nullptr && e.data.Find("callId") != nullptr) {
     const std::string id = MintedId(session_id, e, lookup);
     Value call_id = Take(e.data, "callId");
     Value content = Take(e.data, "content");
@@ -118,35 +119,35 @@ bool IsLegacyTurnEndReason(const Value* reason) {
 
 bool IsLegacyShape(const Event& e) {
   const std::string& t = e.type;
-  if (t == "request/header-delta" || t == "mode/set" || t == "steering/message") return true;
-  if (t == "request/header") return IsStringValue(e.data.Find("reason"), "fallback");
-  if (t == "turn/start") return e.data.Find("trigger") != nullptr;
-  if (t == "turn/end") return IsLegacyTurnEndReason(e.data.Find("reason"));
+  if (t == log::kRequestHeaderDelta || t == log::kModeSet || t == log::kSteeringMessage) return true;
+  if (t == log::kRequestHeader) return IsStringValue(e.data.Find("reason"), "fallback");
+  if (t == log::kTurnStart) return e.data.Find("trigger") != nullptr;
+  if (t == log::kTurnEnd) return IsLegacyTurnEndReason(e.data.Find("reason"));
   if (!e.data.is_object()) return false;
-  if (t == "user/message") return e.data.Find("id") == nullptr && e.data.Find("content") != nullptr;
-  if (t == "assistant/message") return e.data.Find("message") == nullptr && e.data.Find("provenance") != nullptr;
-  if (t == "tool/result") return e.data.Find("message") == nullptr && e.data.Find("callId") != nullptr;
+  if (t == log::kUserMessage) return e.data.Find("id") == nullptr && e.data.Find("content") != nullptr;
+  if (t == log::kAssistantMessage) return e.data.Find("message") == nullptr && e.data.Find("provenance") != nullptr;
+  if (t == log::kToolResult) return e.data.Find("message") == nullptr && e.data.Find("callId") != nullptr;
   return false;
 }
 
 Result<bool> ImportLegacy(Event& e, std::string_view session_id, const MessageIdLookup& lookup) {
   const std::string at = " (seq " + std::to_string(e.seq) + ")";
-  if (e.type == "request/header-delta" || e.type == "mode/set")
+  if (e.type == log::kRequestHeaderDelta || e.type == log::kModeSet)
     return Status::Corruption("legacy event type \"" + e.type + "\"" + at + " is no longer supported");
-  if (e.type == "request/header") {
+  if (e.type == log::kRequestHeader) {
     const Value* reason = e.data.Find("reason");
     if (reason != nullptr && reason->is_string() && reason->as_string() == "fallback")
       return Status::Corruption("request/header with reason \"fallback\"" + at + " is no longer supported");
     return false;
   }
-  if (e.type == "turn/start" && e.data.Find("trigger") != nullptr) {
+  if (e.type == log::kTurnStart && e.data.Find("trigger") != nullptr) {
     if (!IsNonEmptyKindRecord(e.data.Find("trigger")))
       return Status::Corruption("malformed pre-react-loop turn/start" + at);
     Take(e.data, "trigger");
     return true;
   }
-  if (e.type == "turn/end") return UpgradeTurnEnd(e);
-  if (e.type == "steering/message") return UpgradeSteering(e, session_id, lookup);
+  if (e.type == log::kTurnEnd) return UpgradeTurnEnd(e);
+  if (e.type == log::kSteeringMessage) return UpgradeSteering(e, session_id, lookup);
   return UpgradePreIdentity(e, session_id, lookup);
 }
 

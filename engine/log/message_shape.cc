@@ -1,5 +1,7 @@
 #include "engine/log/message_shape.h"
 
+#include "engine/log/event_types.h"
+
 #include <string>
 
 namespace retrace::log {
@@ -22,11 +24,11 @@ Status Check(const Value& m, std::string_view role, std::string_view type) {
       !source->Find("kind")->is_string())
     return Status::Corruption("message source must be an object with a string kind");
 
-  if (type == "assistant/message") {
+  if (type == log::kAssistantMessage) {
     if (!IsString(source->Find("kind"), "model")) return Status::Corruption("assistant message source kind must be \"model\"");
     if (!IsNonEmptyString(source->Find("provider")) || !IsNonEmptyString(source->Find("model")))
       return Status::Corruption("assistant message source needs a non-empty provider and model");
-  } else if (type == "tool/result") {
+  } else if (type == log::kToolResult) {
     const Value* call_id = source->Find("callId");
     if (!IsString(source->Find("kind"), "tool") || call_id == nullptr || !call_id->is_string())
       return Status::Corruption("tool result message source must be {kind:\"tool\", callId}");
@@ -44,15 +46,15 @@ Status Check(const Value& m, std::string_view role, std::string_view type) {
 }  // namespace
 
 const Value* MessageOf(const Event& e) {
-  if (e.type == "user/message") return &e.data;
-  if (e.type == "assistant/message" || e.type == "tool/result") return e.data.Find("message");
+  if (e.type == log::kUserMessage) return &e.data;
+  if (e.type == log::kAssistantMessage || e.type == log::kToolResult) return e.data.Find("message");
   return nullptr;
 }
 
 Status CheckMessageShape(const Event& e) {
-  if (e.type != "user/message" && e.type != "assistant/message" && e.type != "tool/result") return Status::Ok();
+  if (e.type != log::kUserMessage && e.type != log::kAssistantMessage && e.type != log::kToolResult) return Status::Ok();
   const Value* m = MessageOf(e);
-  Status st = m == nullptr ? Status::Corruption("data.message is missing") : Check(*m, e.type == "assistant/message" ? "assistant" : "user", e.type);
+  Status st = m == nullptr ? Status::Corruption("data.message is missing") : Check(*m, e.type == log::kAssistantMessage ? "assistant" : "user", e.type);
   return st.WithContext("session event \"" + e.type + "\" (seq " + std::to_string(e.seq) + ") has an invalid message");
 }
 

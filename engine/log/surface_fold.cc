@@ -6,6 +6,7 @@
 
 #include "engine/json/value.h"
 #include "engine/json/writer.h"
+#include "engine/log/event_types.h"
 
 namespace retrace::log {
 namespace {
@@ -73,7 +74,7 @@ void SurfaceFold::SetToolResult(int64_t seq, std::optional<ToolResultNode> node)
 Status SurfaceFold::Apply(const Event& e) {
   if (!e.surface_op) return Status::Ok();
   std::optional<ToolResultNode> result_node;
-  if (e.type == "tool/result") {
+  if (e.type == log::kToolResult) {
     result_node.emplace();
     Fingerprint(e.data, result_node->fingerprint);
     result_node->message_id = MessageIdOf(e.data);

@@ -1,5 +1,7 @@
 #include "engine/log/turn_closers.h"
 
+#include "engine/log/event_types.h"
+
 #include <optional>
 #include <string>
 
@@ -49,22 +51,22 @@ void ResolveResult(const Event& e, OpenTail& t) {
 OpenTail Scan(std::span<const Event> events) {
   OpenTail t;
   for (const Event& e : events) {
-    if (e.type == "turn/start") {
+    if (e.type == log::kTurnStart) {
       t = OpenTail{true, Field(e.data, "turn"), std::nullopt, {}};
-    } else if (e.type == "turn/end") {
+    } else if (e.type == log::kTurnEnd) {
       t = OpenTail{};
-    } else if (e.type == "step/start") {
+    } else if (e.type == log::kStepStart) {
       t.step = Field(e.data, "step");
-    } else if (e.type == "step/end") {
+    } else if (e.type == log::kStepEnd) {
       t.step.reset();
       t.pending.clear();
-    } else if (e.type == "assistant/message") {
+    } else if (e.type == log::kAssistantMessage) {
       RegisterToolCalls(e, t);
-    } else if (e.type == "tool/call") {
+    } else if (e.type == log::kToolCall) {
       const Value& id = Field(e.data, "callId");
       for (auto& p : t.pending)
         if (id.is_string() && p.call_id == id.as_string() && !p.call_seq) p.call_seq = e.seq;
-    } else if (e.type == "tool/result") {
+    } else if (e.type == log::kToolResult) {
       ResolveResult(e, t);
     }
   }
@@ -86,7 +88,7 @@ Event ToolResultCloser(const PendingCall& p, const Value& turn, int64_t seq, int
   Value error = recorded ? Value::MakeObject({{"name", "ToolOutcomeUnknownError"}, {"code", "TOOL_OUTCOME_UNKNOWN"}})
                          : Value::MakeObject({{"name", "ToolNotStartedError"}, {"code", "TOOL_NOT_STARTED"}});
   Event e;
-  e.type = "tool/result";
+  e.type = log::kToolResult;
   e.seq = seq;
   e.time = time;
   e.data = Value::MakeObject({{"turn", turn}, {"step", p.step}, {"message", std::move(message)}, {"error", std::move(error)}});
@@ -106,10 +108,10 @@ std::vector<Event> InterruptedTurnClosers(std::span<const Event> events) {
   const int64_t time = events.back().time;
   for (const PendingCall& p : t.pending) out.push_back(ToolResultCloser(p, t.turn, seq++, time));
   if (t.step) {
-    Event e{"step/end", seq++, time, Value::MakeObject({{"turn", t.turn}, {"step", *t.step}}), {}, {}, false};
+    Event e{std::string(kStepEnd), seq++, time, Value::MakeObject({{"turn", t.turn}, {"step", *t.step}}), {}, {}, false};
     out.push_back(std::move(e));
   }
-  Event end{"turn/end", seq++, time,
+  Event end{std::string(kTurnEnd), seq++, time,
             Value::MakeObject({{"turn", t.turn}, {"reason", Value::MakeObject({{"kind", "interrupted"}})}}), {}, {}, false};
   out.push_back(std::move(end));
   return out;

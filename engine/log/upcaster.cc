@@ -1,5 +1,6 @@
 #include "engine/log/upcaster.h"
 
+#include "engine/log/event_types.h"
 #include "engine/log/legacy_import.h"
 
 namespace retrace::log {
@@ -20,7 +21,7 @@ Result<bool> Upcaster::Upcast(Event& event) {
     };
     ASSIGN_OR_RETURN(changed, ImportLegacy(event, session_id_, lookup));
   }
-  if (event.type == "tool/result") {
+  if (event.type == log::kToolResult) {
     const json::Value* message = event.data.Find("message");
     const json::Value* id = message && message->is_object() ? message->Find("id") : nullptr;
     if (id && id->is_string()) result_ids_[event.seq] = id->as_string();

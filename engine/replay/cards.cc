@@ -5,13 +5,14 @@
 #include "engine/base/big_buffer.h"
 #include "engine/json/parser.h"
 #include "engine/json/writer.h"
+#include "engine/log/event_types.h"
 #include "engine/replay/json_access.h"
 
 namespace retrace::replay {
 using json::Value;
 
 bool CardsNeed(std::string_view type) {
-  return type == "tool/call" || type == "tool/result" || type == "assistant/message";
+  return type == log::kToolCall || type == log::kToolResult || type == log::kAssistantMessage;
 }
 
 Value ParseLoggedArguments(std::string_view text) {
@@ -21,7 +22,7 @@ Value ParseLoggedArguments(std::string_view text) {
 }
 
 void CardBuilder::Add(log::Event&& e) {
-  if (e.type == "assistant/message") {
+  if (e.type == log::kAssistantMessage) {
     const Value* content = Get(e.data, "message") ? Get(*Get(e.data, "message"), "content") : nullptr;
     if (!content || !content->is_array()) return;
     for (const Value& block : content->as_array()) {
@@ -29,13 +30,13 @@ void CardBuilder::Add(log::Event&& e) {
         asked_[Str(Get(block, "id"))] = {Str(Get(block, "name")), Str(Get(block, "arguments"))};
       }
     }
-  } else if (e.type == "tool/call") {
+  } else if (e.type == log::kToolCall) {
     Call call{Str(Get(e.data, "callId")), Str(Get(e.data, "name")), ParseLoggedArguments(Str(Get(e.data, "arguments"))),
               e.seq};
     asked_.erase(call.call_id);  // its result will find the call: the request's text is not needed
     open_[call.call_id] = calls_.size();
     calls_.push_back(std::move(call));
-  } else if (e.type == "tool/result") {
+  } else if (e.type == log::kToolResult) {
     // Replacements (e.g. compaction pruning) are model-only: they make no card.
     if (e.surface_op && e.surface_op->kind != log::SurfaceOp::Kind::kAppend) return;
     Value* message = Get(e.data, "message");

@@ -2,6 +2,7 @@
 #include "engine/replay/json_access.h"
 
 #include "engine/json/writer.h"
+#include "engine/log/event_types.h"
 
 namespace retrace::replay {
 namespace {
@@ -26,25 +27,25 @@ Value Row(int64_t seq, std::string_view kind) { return Value::MakeObject({{"seq"
 }  // namespace
 
 bool TranscriptNeeds(std::string_view type) {
-  return CardsNeed(type) || type == "user/message" || type == "turn/start" || type == "turn/end" ||
-         type.substr(0, 11) == "compaction/" || type.substr(0, 18) == "tool/code-dispatch";
+  return CardsNeed(type) || type == log::kUserMessage || type == log::kTurnStart || type == log::kTurnEnd ||
+         type.substr(0, 11) == "compaction/" || type.substr(0, 18) == log::kToolCodeDispatch;
 }
 
 void TranscriptBuilder::Add(log::Event&& e) {
   if (!TranscriptNeeds(e.type)) return;
   (void)fold_.Apply(e);  // a log the store accepted folds; a damaged one still renders what it can
   const bool append = !e.surface_op || e.surface_op->kind == log::SurfaceOp::Kind::kAppend;
-  if (e.type == "turn/start") {
+  if (e.type == log::kTurnStart) {
     Value row = Row(e.seq, "turn");
     row.Set("turn", Get(e.data, "turn") ? *Get(e.data, "turn") : Value());
     rows_.push_back(std::move(row));
-  } else if (e.type == "turn/end") {
+  } else if (e.type == log::kTurnEnd) {
     Value row = Row(e.seq, "turn-end");
     row.Set("turn", Get(e.data, "turn") ? *Get(e.data, "turn") : Value());
     const Value* reason = Get(e.data, "reason");
     row.Set("reason", Str(reason ? Get(*reason, "kind") : nullptr));
     rows_.push_back(std::move(row));
-  } else if (e.type == "user/message") {
+  } else if (e.type == log::kUserMessage) {
     if (!append) {  // a compaction checkpoint replaces earlier rows for the model only
       Value row = Row(e.seq, "notice");
       row.Set("text", "Earlier context was compacted into a summary.");
@@ -62,7 +63,7 @@ void TranscriptBuilder::Add(log::Event&& e) {
     }
     row.Set("text", JoinedText(Get(e.data, "content")));
     rows_.push_back(std::move(row));
-  } else if (e.type == "assistant/message") {
+  } else if (e.type == log::kAssistantMessage) {
     const Value* message = Get(e.data, "message");
     const Value* content = message ? Get(*message, "content") : nullptr;
     const std::string reasoning = JoinedText(content, "reasoning"), text = JoinedText(content);
@@ -73,13 +74,13 @@ void TranscriptBuilder::Add(log::Event&& e) {
       if (const Value* interrupted = Get(e.data, "interrupted")) row.Set("interrupted", *interrupted);
       rows_.push_back(std::move(row));
     }
-  } else if (e.type == "tool/call") {
+  } else if (e.type == log::kToolCall) {
     const std::string id = Str(Get(e.data, "callId"));
     tool_rows_[id] = rows_.size();
     Value row = Row(e.seq, "tool");
     row.Set("callId", id);
     rows_.push_back(std::move(row));
-  } else if (e.type == "tool/result" && append) {
+  } else if (e.type == log::kToolResult && append) {
     const Value* message = Get(e.data, "message");
     const Value* content = message ? Get(*message, "content") : nullptr;
     const std::string id =
@@ -91,17 +92,17 @@ void TranscriptBuilder::Add(log::Event&& e) {
       row.Set("callId", id);
       rows_.push_back(std::move(row));
     }
-  } else if (e.type == "tool/result") {
+  } else if (e.type == log::kToolResult) {
     Value row = Row(e.seq, "notice");
     row.Set("text", "A tool result was pruned from the model context.");
     rows_.push_back(std::move(row));
-  } else if (e.type == "compaction/summary") {
+  } else if (e.type == log::kCompactionSummary) {
     const Value* seqs = Get(e.data, "shadowedSeqs");
     Value row = Row(e.seq, "notice");
     row.Set("text", "Context compacted: " + std::to_string(seqs && seqs->is_array() ? seqs->as_array().size() : 0) +
                         " events summarized.");
     rows_.push_back(std::move(row));
-  } else if (e.type == "tool/code-dispatch") {
+  } else if (e.type == log::kToolCodeDispatch) {
     Value sub = Value::MakeObject({{"subCallId", Str(Get(e.data, "subCallId"))},
                                    {"name", Str(Get(e.data, "name"))},
                                    {"args", Get(e.data, "arguments") ? *Get(e.data, "arguments") : Value()},

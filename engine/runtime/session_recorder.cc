@@ -1,5 +1,6 @@
 #include "engine/runtime/session_recorder.h"
 
+#include "engine/log/event_types.h"
 #include "engine/replay/cards.h"
 
 #include <algorithm>
@@ -39,14 +40,14 @@ Value MakeUserMessage(Value::Array content, Value source, std::string id) {
 Result<std::unique_ptr<SessionRecorder>> SessionRecorder::Open(log::EventLog& log, const log::SessionHeader& header,
                                                                RecorderEnv env) {
   std::unique_ptr<SessionRecorder> rec(new SessionRecorder(log, header.id, std::move(env)));
-  Result<log::SessionHeader> existing = log.ReadHeader(header.id);
-  if (existing.ok()) {
+  // Create, or continue what exists: asking first whether it exists would
+  // race with another process creating it in between.
+  Status created = log.CreateSession(header);
+  if (created.code() == Status::Code::kAlreadyExists) {
     RETURN_IF_ERROR(rec->Resume());
-  } else if (existing.status().code() == Status::Code::kNotFound) {
-    RETURN_IF_ERROR(log.CreateSession(header));
-  } else {
-    return existing.status();
+    return rec;
   }
+  RETURN_IF_ERROR(created);
   return rec;
 }
 
@@ -71,27 +72,27 @@ Status SessionRecorder::Resume() {
 }
 
 void SessionRecorder::Fold(const log::Event& e) {
-  if (e.type == "turn/start") {
+  if (e.type == log::kTurnStart) {
     turn_ = static_cast<int>(Int(e.data, "turn"));
     step_ = 0;
     in_turn_ = true;
-  } else if (e.type == "turn/end") {
+  } else if (e.type == log::kTurnEnd) {
     in_turn_ = in_step_ = false;
-  } else if (e.type == "step/start") {
+  } else if (e.type == log::kStepStart) {
     step_ = static_cast<int>(Int(e.data, "step"));
     in_step_ = true;
-  } else if (e.type == "step/end") {
+  } else if (e.type == log::kStepEnd) {
     in_step_ = false;
-  } else if (e.type == "agent/inbox/spliced") {
+  } else if (e.type == log::kAgentInboxSpliced) {
     const Value* target = e.data.Find("target");
     const bool next_turn = target && target->is_string() && target->as_string() == "next-turn";
     ApplySplice(next_turn ? next_turn_ : next_step_, e.data);
   }
 }
 
-log::Event SessionRecorder::NewEvent(std::string type, Value data, bool surface) {
+log::Event SessionRecorder::NewEvent(std::string_view type, Value data, bool surface) {
   log::Event e;
-  e.type = std::move(type);
+  e.type = std::string(type);
   e.time = env_.now_ms();
   e.data = std::move(data);
   if (surface) e.surface_op = log::SurfaceOp{};
@@ -117,7 +118,7 @@ log::Event SessionRecorder::Splice(const std::string& target, int64_t start, int
   Value data = Value::MakeObject({{"target", target}, {"start", start}});
   if (removed > 0) data.Set("removedCount", removed);
   data.Set("inserted", Value(std::move(inserted)));
-  return NewEvent("agent/inbox/spliced", std::move(data));
+  return NewEvent(log::kAgentInboxSpliced, std::move(data));
 }
 
 Status SessionRecorder::FollowUp(Value user_message) {
@@ -137,7 +138,7 @@ Status SessionRecorder::Inject(Value user_message) {
 Status SessionRecorder::BeginTurn() {
   std::lock_guard lock(mu_);
   if (in_turn_) return Status::FailedPrecondition("turn " + std::to_string(turn_) + " is still open");
-  return Append({NewEvent("turn/start", Value::MakeObject({{"turn", turn_ + 1}}))});
+  return Append({NewEvent(log::kTurnStart, Value::MakeObject({{"turn", turn_ + 1}}))});
 }
 
 Status SessionRecorder::BeginStep() {
@@ -151,8 +152,8 @@ Status SessionRecorder::BeginStep() {
     claimed.push_back(next_turn_.front());
     events.push_back(Splice("next-turn", 0, 1, {}));
   }
-  events.push_back(NewEvent("step/start", TurnStepData(turn_, step_ + 1)));
-  for (Value& m : claimed) events.push_back(NewEvent("user/message", std::move(m), /*surface=*/true));
+  events.push_back(NewEvent(log::kStepStart, TurnStepData(turn_, step_ + 1)));
+  for (Value& m : claimed) events.push_back(NewEvent(log::kUserMessage, std::move(m), /*surface=*/true));
   return Append(std::move(events));
 }
 
@@ -167,7 +168,7 @@ Status SessionRecorder::RecordAssistant(Value::Array content, const std::string&
   Value data = TurnStepData(turn_, step_);
   data.Set("message", std::move(message));
   if (usage) data.Set("usage", std::move(*usage));
-  log::Event e = NewEvent("assistant/message", std::move(data), /*surface=*/true);
+  log::Event e = NewEvent(log::kAssistantMessage, std::move(data), /*surface=*/true);
   e.source_event_seqs = std::vector<int64_t>{};  // no stream chunks were recorded
   return Append({std::move(e)});
 }
@@ -189,7 +190,7 @@ log::Event SessionRecorder::ToolResultEvent(const std::string& call_id, int64_t 
     data.Set("error", Value::MakeObject({{"name", result.error->info->name}, {"code", result.error->info->code}}));
   }
   if (result.meta) data.Set("meta", *result.meta);
-  log::Event e = NewEvent("tool/result", std::move(data), /*surface=*/true);
+  log::Event e = NewEvent(log::kToolResult, std::move(data), /*surface=*/true);
   e.source_event_seqs = std::vector<int64_t>{call_seq};
   return e;
 }
@@ -206,7 +207,7 @@ log::Event SessionRecorder::CardSnapshot(const ModelToolCall& call, const ToolRe
   data.Set("presenterVersion", p ? Value(p->version) : Value());
   data.Set("pending", pending ? std::move(*pending) : Value());
   data.Set("result", shown ? std::move(*shown) : Value());
-  log::Event e = NewEvent(kCardSnapshotType, std::move(data));
+  log::Event e = NewEvent(log::kCardSnapshot, std::move(data));
   e.ignorable = true;  // dsh readers skip it; retrace check reads it
   return e;
 }
@@ -234,7 +235,7 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
     data.Set("callId", calls[i].id);
     data.Set("name", calls[i].name);
     data.Set("arguments", calls[i].arguments);
-    return Append({NewEvent("tool/call", std::move(data))});
+    return Append({NewEvent(log::kToolCall, std::move(data))});
   };
   hooks.on_commit = [&](size_t i, const ToolResultPtr& result) {
     std::lock_guard lock(mu_);
@@ -260,15 +261,15 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
 Status SessionRecorder::EndStep() {
   std::lock_guard lock(mu_);
   if (!in_step_) return Status::FailedPrecondition("no open step to end");
-  return Append({NewEvent("step/end", TurnStepData(turn_, step_))});
+  return Append({NewEvent(log::kStepEnd, TurnStepData(turn_, step_))});
 }
 
 Status SessionRecorder::EndTurn(Value reason) {
   std::lock_guard lock(mu_);
   if (!in_turn_) return Status::FailedPrecondition("no open turn to end");
   std::vector<log::Event> events;
-  if (in_step_) events.push_back(NewEvent("step/end", TurnStepData(turn_, step_)));
-  events.push_back(NewEvent("turn/end", Value::MakeObject({{"turn", turn_}, {"reason", std::move(reason)}})));
+  if (in_step_) events.push_back(NewEvent(log::kStepEnd, TurnStepData(turn_, step_)));
+  events.push_back(NewEvent(log::kTurnEnd, Value::MakeObject({{"turn", turn_}, {"reason", std::move(reason)}})));
   return Append(std::move(events));
 }
 

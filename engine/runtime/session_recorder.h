@@ -41,6 +41,7 @@
 #include "engine/json/value.h"
 #include "engine/log/event.h"
 #include "engine/log/event_log.h"
+#include "engine/log/event_types.h"
 #include "engine/log/session_header.h"
 #include "engine/runtime/asio.h"
 #include "engine/runtime/batch_scheduler.h"
@@ -58,9 +59,6 @@ struct RecorderEnv {
   // reference `retrace check` compares later replays with.
   const presenters::PresenterSet* snapshot_presenters = nullptr;
 };
-
-// The type of a card snapshot event.
-inline constexpr char kCardSnapshotType[] = "retrace/cards";
 
 // A tool call as the model requested it.
 struct ModelToolCall {
@@ -119,7 +117,7 @@ class SessionRecorder {
       : log_(log), session_id_(std::move(session_id)), env_(std::move(env)) {}
   Status Resume();
   void Fold(const log::Event& event);
-  log::Event NewEvent(std::string type, json::Value data, bool surface = false);
+  log::Event NewEvent(std::string_view type, json::Value data, bool surface = false);
   Status Append(std::vector<log::Event> events);
   log::Event Splice(const std::string& target, int64_t start, int64_t removed, json::Value::Array inserted);
   log::Event ToolResultEvent(const std::string& call_id, int64_t call_seq, const ToolResult& result);

@@ -70,7 +70,7 @@ const std::vector<std::string>& AuditReports() {
 }
 
 const std::vector<std::string>& CallOutcomes() {
-  static const std::vector<std::string> outcomes = {"ok",          "error",           "denied",        "aborted",
+  static const std::vector<std::string> outcomes = {"ok",          "error",           "plain-error",   "aborted",
                                                     "not-started", "outcome-unknown", "missing-result"};
   return outcomes;
 }

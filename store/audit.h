@@ -18,7 +18,7 @@ struct AuditFilters {
   std::optional<std::string> tool;     // tool name
   std::optional<int64_t> since_ms;     // inclusive, on the row's time
   std::optional<int64_t> until_ms;     // inclusive
-  std::optional<std::string> outcome;  // ok|error|denied|aborted|not-started|outcome-unknown|missing-result
+  std::optional<std::string> outcome;  // ok|error|plain-error|aborted|not-started|outcome-unknown|missing-result
 };
 
 // The report names, in `--help` order.

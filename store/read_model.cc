@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/json/writer.h"
+#include "engine/log/event_types.h"
 #include "store/event_id.h"
 
 namespace retrace::store {
@@ -98,15 +99,15 @@ std::string TurnEndText(const Value* reason) {
 
 std::string RawSearchText(const log::Event& e) {
   const Value& d = e.data;
-  if (e.type == "user/message") return ContentText(Field(&d, "content"));
-  if (e.type == "assistant/message") return ContentText(Field(Field(&d, "message"), "content"));
-  if (e.type == "tool/call") return JoinText({StrOr(Field(&d, "name")), StrOr(Field(&d, "arguments"))});
-  if (e.type == "tool/result") {
+  if (e.type == log::kUserMessage) return ContentText(Field(&d, "content"));
+  if (e.type == log::kAssistantMessage) return ContentText(Field(Field(&d, "message"), "content"));
+  if (e.type == log::kToolCall) return JoinText({StrOr(Field(&d, "name")), StrOr(Field(&d, "arguments"))});
+  if (e.type == log::kToolResult) {
     const Value* error = Field(&d, "error");
     return JoinText({ContentText(Field(Field(&d, "message"), "content")), StrOr(Field(error, "name")),
                      StrOr(Field(error, "code"))});
   }
-  if (e.type == "todo/write") {
+  if (e.type == log::kTodoWrite) {
     std::vector<std::string> parts;
     const Value* todos = Field(&d, "todos");
     if (todos && todos->is_array()) {
@@ -117,7 +118,7 @@ std::string RawSearchText(const log::Event& e) {
     }
     return JoinText(parts);
   }
-  if (e.type == "turn/end") return TurnEndText(Field(&d, "reason"));
+  if (e.type == log::kTurnEnd) return TurnEndText(Field(&d, "reason"));
   return "";
 }
 
@@ -219,7 +220,7 @@ void Replacement(const log::Event& e, const log::SurfaceFold& before, Writes& w)
   const std::vector<int64_t> shadowed = Shadowed(*e.surface_op, before);
   Value::Array seqs;
   for (int64_t s : shadowed) seqs.emplace_back(s);
-  const std::string kind = e.type == "user/message" ? "compaction" : e.type == "tool/result" ? "pruning" : "other";
+  const std::string kind = e.type == log::kUserMessage ? "compaction" : e.type == log::kToolResult ? "pruning" : "other";
   w.push_back({ReadModelOp::kReplacement,
                {e.seq, e.time, e.type, kind, e.surface_op->start, e.surface_op->end, json::Serialize(Value(std::move(seqs)))}});
   for (int64_t s : shadowed) w.push_back({ReadModelOp::kShadowDoc, {s}});
@@ -241,46 +242,47 @@ std::string CallOutcome(bool is_error, const std::optional<std::string>& error_n
   if (error_code == "TOOL_OUTCOME_UNKNOWN") return "outcome-unknown";
   if (error_name == "AbortError" || (error_code && error_code->rfind("ABORTED", 0) == 0)) return "aborted";
   if (!is_error) return "ok";
-  // A pre-execute denial is the one failure without an internal identity (contract §5.2).
-  return error_name || error_code ? "error" : "denied";
+  // An error without an internal identity: a pre-execute refusal (contract
+  // §5.2) or a tool's own plain-error check. dsh logs both alike.
+  return error_name || error_code ? "error" : "plain-error";
 }
 
 std::vector<ReadModelWrite> DeriveReadModel(const log::Event& e, const log::SurfaceFold& before) {
   Writes w;
   const Value* turn = Field(&e.data, "turn");
   const Value* step = Field(&e.data, "step");
-  if (e.type == "assistant/message") {
+  if (e.type == log::kAssistantMessage) {
     AssistantMessage(e, w);
-  } else if (e.type == "tool/call") {
+  } else if (e.type == log::kToolCall) {
     w.push_back({ReadModelOp::kStartCall, {Text(Field(&e.data, "callId")), Int(turn), Int(step), Text(Field(&e.data, "name")),
                                            Text(Field(&e.data, "arguments")), e.seq, e.time}});
-  } else if (e.type == "tool/result") {
+  } else if (e.type == log::kToolResult) {
     if (!e.surface_op || e.surface_op->kind == log::SurfaceOp::Kind::kAppend) ToolResult(e, w);
-  } else if (e.type == "turn/start") {
+  } else if (e.type == log::kTurnStart) {
     w.push_back({ReadModelOp::kStartTurn, {Int(turn), e.seq, e.time}});
-  } else if (e.type == "turn/end") {
+  } else if (e.type == log::kTurnEnd) {
     const Value* reason = Field(&e.data, "reason");
     w.push_back({ReadModelOp::kEndTurn,
                  {Int(turn), e.seq, e.time, Text(Field(reason, "kind")), Text(Field(Field(reason, "error"), "message"))}});
-  } else if (e.type == "step/start" || e.type == "step/end") {
-    w.push_back({e.type == "step/start" ? ReadModelOp::kStartStep : ReadModelOp::kEndStep, {Int(turn), Int(step), e.seq, e.time}});
-  } else if (e.type == "assistant/chunk") {
+  } else if (e.type == log::kStepStart || e.type == log::kStepEnd) {
+    w.push_back({e.type == log::kStepStart ? ReadModelOp::kStartStep : ReadModelOp::kEndStep, {Int(turn), Int(step), e.seq, e.time}});
+  } else if (e.type == log::kAssistantChunk) {
     const Value* chunk = Field(&e.data, "chunk");
     if (StrOr(Field(chunk, "type")) == "usage") {
       const Value* usage = Field(chunk, "usage");
       w.push_back({ReadModelOp::kChunkUsage,
                    {Int(turn), Int(step), Int(Field(usage, "inputTokens")), Int(Field(usage, "outputTokens"))}});
     }
-  } else if (e.type == "agent/inbox/spliced") {
+  } else if (e.type == log::kAgentInboxSpliced) {
     InboxSplice(e, w);
-  } else if (e.type == "user/message") {
+  } else if (e.type == log::kUserMessage) {
     UserMessage(e, w);
-  } else if (e.type == "llm/retry") {
+  } else if (e.type == log::kLlmRetry) {
     w.push_back({ReadModelOp::kRetry, {Text(Field(&e.data, "retryId")), e.seq, e.time, Int(turn), Int(step),
                                        Text(Field(&e.data, "provider")), Int(Field(&e.data, "retry")),
                                        Int(Field(&e.data, "maxRetries")), Int(Field(&e.data, "delayMs")),
                                        Text(Field(Field(&e.data, "failure"), "message"))}});
-  } else if (e.type == "llm/retry-started") {
+  } else if (e.type == log::kLlmRetryStarted) {
     w.push_back({ReadModelOp::kRetryStarted, {Text(Field(&e.data, "retryId")), Int(Field(&e.data, "retry")), e.seq}});
   }
   if (e.surface_op && e.surface_op->kind == log::SurfaceOp::Kind::kReplace) Replacement(e, before, w);

@@ -75,7 +75,7 @@ std::pair<uint32_t, size_t> CodePointAt(std::string_view text, size_t i);
 bool IsJsSpace(uint32_t code_point);
 std::string_view JsTrim(std::string_view text);
 
-// Tool-call outcome from a result: ok, error, denied, aborted, not-started or outcome-unknown.
+// Tool-call outcome from a result: ok, error, plain-error, aborted, not-started or outcome-unknown.
 std::string CallOutcome(bool is_error, const std::optional<std::string>& error_name,
                         const std::optional<std::string>& error_code);
 

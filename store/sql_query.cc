@@ -2,7 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <vector>
 
 #include "store/fts_match_count.h"
 #include "store/migrations.h"
@@ -32,19 +35,88 @@ std::string Target(const char* table) {
 }
 
 struct Refusal {
+  QueryAccess access = QueryAccess::kAll;
   std::string what;  // set when the authorizer refused something
+  // kViews: storage tables read outside any view. SQLite also reports some
+  // reads that a view makes as top-level ones (a view's join under GROUP BY),
+  // so these are refused only when the query names them itself.
+  std::vector<std::string> read_directly;
 };
 
+// The words of a statement, lowercased, with its quoted names, commas and
+// parentheses, outside string literals and comments.
+std::vector<std::string> NamedIdentifiers(std::string_view sql) {
+  std::vector<std::string> out;
+  auto lower = [](std::string_view w) {
+    std::string l(w);
+    for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return l;
+  };
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+  for (size_t i = 0; i < sql.size();) {
+    const char c = sql[i];
+    if (c == '\'') {  // a string literal, '' inside it
+      for (++i; i < sql.size(); ++i) {
+        if (sql[i] == '\'' && (i + 1 == sql.size() || sql[++i] != '\'')) break;
+      }
+    } else if (c == '-' && i + 1 < sql.size() && sql[i + 1] == '-') {
+      while (i < sql.size() && sql[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < sql.size() && sql[i + 1] == '*') {
+      const size_t end = sql.find("*/", i + 2);
+      i = end == std::string_view::npos ? sql.size() : end + 2;
+    } else if (c == '"' || c == '`' || c == '[') {
+      const char close = c == '[' ? ']' : c;
+      const size_t end = sql.find(close, i + 1);
+      out.push_back(lower(sql.substr(i + 1, (end == std::string_view::npos ? sql.size() : end) - i - 1)));
+      i = end == std::string_view::npos ? sql.size() : end + 1;
+    } else if (word(c)) {
+      const size_t start = i;
+      while (i < sql.size() && word(sql[i])) ++i;
+      out.push_back(lower(sql.substr(start, i - start)));
+    } else {
+      if (c == ',' || c == '(' || c == ')') out.emplace_back(1, c);
+      ++i;
+    }
+  }
+  return out;
+}
 
-int Authorize(void* data, int action, const char* a, const char* b, const char*, const char*) {
+// kViews: a storage table may be read through a view, not named in the query
+// itself. Its rows hold internal keys (a session's local id where the view has
+// its session id), and its columns may change between versions.
+std::string StorageTableRefusal(std::string_view table) {
+  static constexpr std::string_view kViewed[] = {"sessions", "events", "tool_calls", "turns", "steps",
+                                                 "injections", "replacements", "retries", "search_docs"};
+  for (std::string_view t : kViewed) {
+    if (table == t) {
+      return "the storage table " + std::string(table) + " (its keys are internal); query the view v_" +
+             std::string(table) + " instead";
+    }
+  }
+  return "the internal table " + std::string(table) + "; query the views of docs/AUDIT.md instead";
+}
+
+// What a user query may name: the views (v_*), SQLite's catalog, and the
+// full-text index (for MATCH).
+bool NamedTableAllowed(std::string_view table) {
+  return table.rfind("v_", 0) == 0 || table.rfind("sqlite_", 0) == 0 || table == "search_fts" ||
+         table.rfind("pragma_", 0) == 0;
+}
+
+
+int Authorize(void* data, int action, const char* a, const char* b, const char*, const char* view) {
   auto* refusal = static_cast<Refusal*>(data);
   auto refuse = [&](std::string what) {
     if (refusal->what.empty()) refusal->what = std::move(what);
     return SQLITE_DENY;
   };
   switch (action) {
-    case SQLITE_SELECT:
     case SQLITE_READ:
+      if (refusal->access == QueryAccess::kViews && view == nullptr && !NamedTableAllowed(Arg(a))) {
+        refusal->read_directly.emplace_back(Arg(a));
+      }
+      return SQLITE_OK;
+    case SQLITE_SELECT:
     case SQLITE_RECURSIVE:
       return SQLITE_OK;
     case SQLITE_FUNCTION:
@@ -113,15 +185,27 @@ Result<ReadOnlyDb> ReadOnlyDb::Open(const std::string& path) {
 }
 
 Result<QueryTable> ReadOnlyDb::Run(std::string_view sql, std::span<const SqlValue> params,
-                                   const std::function<bool()>& interrupt) {
+                                   const std::function<bool()>& interrupt, QueryAccess access) {
   sqlite3* raw = db_.get();
   Refusal refusal;
+  refusal.access = access;
   sqlite3_set_authorizer(raw, Authorize, &refusal);
   sqlite3_stmt* st = nullptr;
   const char* tail = nullptr;
   const int rc = sqlite3_prepare_v2(raw, sql.data(), static_cast<int>(sql.size()), &st, &tail);
   sqlite3_set_authorizer(raw, nullptr, nullptr);
   std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> owned(st, sqlite3_finalize);
+  if (refusal.what.empty() && !refusal.read_directly.empty()) {
+    const std::vector<std::string> named = NamedIdentifiers(sql);
+    for (size_t i = 1; i < named.size(); ++i) {
+      // A table the query names where tables go: after FROM, JOIN or a comma.
+      const bool table_position = named[i - 1] == "from" || named[i - 1] == "join" || named[i - 1] == ",";
+      if (table_position && std::find(refusal.read_directly.begin(), refusal.read_directly.end(), named[i]) !=
+                                refusal.read_directly.end()) {
+        return Status::InvalidArgument("refused: this query reads " + StorageTableRefusal(named[i]));
+      }
+    }
+  }
   if (!refusal.what.empty()) return Status::InvalidArgument("refused: queries are read-only, and this one asks for " + refusal.what);
   if (rc != SQLITE_OK) return Status::InvalidArgument(std::string("invalid SQL: ") + sqlite3_errmsg(raw));
   if (!st) return Status::InvalidArgument("empty query: give one SELECT statement");

@@ -32,6 +32,11 @@ struct QueryTable {
   std::vector<std::vector<SqlCell>> rows;
 };
 
+// What a query may name. kAll serves retrace's own reports; kViews is what
+// `retrace query` gives people: the documented views, the full-text index and
+// SQLite's catalog, but not the storage tables behind them.
+enum class QueryAccess { kAll, kViews };
+
 class ReadOnlyDb {
  public:
   // Opens `path` read-only. Refuses a file that is not a retrace database, or
@@ -40,7 +45,7 @@ class ReadOnlyDb {
 
   // Runs one statement with `params` bound to ?1, ?2, ...
   Result<QueryTable> Run(std::string_view sql, std::span<const SqlValue> params = {},
-                         const std::function<bool()>& interrupt = {});
+                         const std::function<bool()>& interrupt = {}, QueryAccess access = QueryAccess::kAll);
 
   Db& db() { return db_; }
 

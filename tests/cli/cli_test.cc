@@ -320,7 +320,7 @@ TEST_F(CliTest, AuditsQueriesAndSearchOverARecordedSessionAndFixtures) {
   // The recorded demo session has its own failed and denied calls.
   Outcome demo_failures = Retrace("audit failures --json");
   EXPECT_EQ(demo_failures.code, 0);
-  EXPECT_THAT(demo_failures.out, ::testing::ContainsRegex("demo-[0-9]+\",\"call_id\":\"call_denied\",\"tool\":\"write\",\"outcome\":\"denied\""));
+  EXPECT_THAT(demo_failures.out, ::testing::ContainsRegex("demo-[0-9]+\",\"call_id\":\"call_denied\",\"tool\":\"write\",\"outcome\":\"plain-error\""));
   EXPECT_THAT(demo_failures.out, HasSubstr(R"("call_id":"call_malformed","tool":"read","outcome":"error","error_code":"INVALID_ARGS")"));
   Outcome tools = Retrace("audit tools --csv");
   EXPECT_THAT(tools.out, ::testing::StartsWith("tool,calls,errors,error_codes,p50_ms,p95_ms\r\n"));
@@ -333,16 +333,25 @@ TEST_F(CliTest, AuditsQueriesAndSearchOverARecordedSessionAndFixtures) {
 
   Outcome q = Retrace("query \"SELECT outcome, COUNT(*) AS n FROM v_tool_calls GROUP BY 1 ORDER BY 1\" --json");
   EXPECT_EQ(q.code, 0);
-  EXPECT_THAT(q.out, HasSubstr(R"({"outcome":"denied","n":)"));
+  EXPECT_THAT(q.out, HasSubstr(R"({"outcome":"plain-error","n":)"));
   Outcome write = Retrace("query \"DELETE FROM events\"");
   EXPECT_EQ(write.code, 2);
   EXPECT_THAT(write.out, HasSubstr("refused: queries are read-only, and this one asks for DELETE from events"));
+  // A storage table holds internal keys where its view has session ids: people query the view.
+  Outcome storage = Retrace("query \"SELECT * FROM tool_calls\"");
+  EXPECT_EQ(storage.code, 2);
+  EXPECT_THAT(storage.out, HasSubstr("query the view v_tool_calls instead"));
+  EXPECT_THAT(Retrace("query \"SELECT DISTINCT session_id FROM v_tool_calls\"").out, HasSubstr("c06-errors-policy"));
 
   // The demo's appends are searchable at once: the search catches the index up first.
   Outcome found = Retrace("search \"lockfiles are written\" --json");
   EXPECT_EQ(found.code, 0);
   EXPECT_THAT(found.out, HasSubstr(R"("type":"tool/result")"));
   EXPECT_THAT(found.out, HasSubstr("package manager"));
+  // More hits than the page: the hint to continue is a line of its own.
+  Outcome paged = retrace::testing::Shell(std::string(RETRACE_BUILD_DIR) + "/cli/retrace --db " + dir_ / "t.db" +
+                                          " search \"the\" --limit 1 2>&1 >/dev/null </dev/null");
+  EXPECT_THAT(paged.out, ::testing::MatchesRegex("more: add --cursor [A-Za-z0-9_=-]+\n"));
   Outcome blank = Retrace("search \"  \"");
   EXPECT_EQ(blank.code, 2);
   EXPECT_THAT(blank.out, HasSubstr("SESSION_QUERY_INVALID_QUERY"));

@@ -85,7 +85,7 @@ TEST_F(HostTest, RichScriptRecordsEveryOutcome) {
   // The audit read model classifies each recorded call (docs/AUDIT.md).
   const std::string outcomes = Retrace("query \"SELECT call_id, outcome FROM v_tool_calls ORDER BY call_seq\" --csv").out;
   EXPECT_EQ(outcomes,
-            "call_id,outcome\r\nc1,ok\r\nc2,ok\r\nc3,ok\r\nc4,denied\r\nc5,error\r\nc6,error\r\nc7,error\r\nc8,ok\r\n"
+            "call_id,outcome\r\nc1,ok\r\nc2,ok\r\nc3,ok\r\nc4,plain-error\r\nc5,error\r\nc6,error\r\nc7,error\r\nc8,ok\r\n"
             "c9,error\r\nc10,ok\r\nc11,ok\r\nd1,ok\r\nd2,aborted\r\ne1,aborted\r\ne2,aborted\r\n");
 }
 

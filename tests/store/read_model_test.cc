@@ -142,6 +142,27 @@ TEST(ReadModelTest, MigratingAVersion1DatabaseBackfillsTheModel) {
   EXPECT_EQ(DumpReadModel(dir / "old.db"), DumpReadModel(dir / "new.db"));
 }
 
+TEST(ReadModelTest, MigratingAVersion2DatabaseRenamesTheDeniedOutcome) {
+  // Version 2 named calls that fail without an error identity 'denied'.
+  TempDir dir;
+  StoreOptions v2;
+  v2.migrations = EmbeddedMigrations().subspan(0, 2);
+  {
+    auto old = OpenStoreOrDie(dir / "old.db", v2);
+    ImportAll(*old, DistinctFixtures());
+    ASSERT_TRUE(old->db().Exec("UPDATE tool_calls SET outcome = 'denied' WHERE outcome = 'plain-error'").ok());
+    ASSERT_GT(*old->db().QueryInt("SELECT count(*) FROM tool_calls WHERE outcome = 'denied'"), 0);
+  }
+  { auto fresh = OpenStoreOrDie(dir / "new.db"); ImportAll(*fresh, DistinctFixtures()); }
+  StoreOptions migrate;
+  migrate.migrate = true;
+  {
+    auto upgraded = OpenStoreOrDie(dir / "old.db", migrate);
+    EXPECT_EQ(*upgraded->db().QueryInt("SELECT count(*) FROM tool_calls WHERE outcome = 'denied'"), 0);
+  }
+  EXPECT_EQ(DumpReadModel(dir / "old.db"), DumpReadModel(dir / "new.db"));
+}
+
 TEST(ReadModelTest, InjectionsGoFromPendingToClaimed) {
   TempDir dir;
   auto store = OpenStoreOrDie(dir / "a.db");
@@ -237,6 +258,25 @@ TEST(ReadOnlyQueryTest, EveryKindOfWriteIsRefusedByName) {
     EXPECT_EQ(t.status().code(), Status::Code::kInvalidArgument) << sql;
     EXPECT_THAT(t.status().message(), HasSubstr(what)) << sql;
   }
+  // What people may query: the views, the index and the catalog, not the storage tables.
+  for (const auto& [sql, what] : std::vector<std::pair<std::string, std::string>>{
+           {"SELECT * FROM tool_calls", "the storage table tool_calls (its keys are internal); query the view v_tool_calls"},
+           {"SELECT e.json FROM v_sessions s JOIN events e ON 1", "query the view v_events"},
+           {"SELECT * FROM search_progress", "the internal table search_progress"},
+           {"SELECT e.seq FROM v_sessions, \"Events\" e", "query the view v_events"},
+           {"SELECT x.seq FROM (SELECT seq FROM events) x", "query the view v_events"}}) {
+    auto t = db->Run(sql, {}, {}, QueryAccess::kViews);
+    ASSERT_FALSE(t.ok()) << sql;
+    EXPECT_EQ(t.status().code(), Status::Code::kInvalidArgument) << sql;
+    EXPECT_THAT(t.status().message(), HasSubstr(what)) << sql;
+  }
+  for (const char* sql : {"SELECT session_id, tool_name FROM v_tool_calls", "SELECT name FROM sqlite_schema",
+                          "SELECT outcome, COUNT(*) AS n FROM v_tool_calls GROUP BY 1",
+                          "SELECT count(*) AS sessions FROM v_sessions", "SELECT 'FROM events' AS x FROM v_events",
+                          "SELECT rowid FROM search_fts WHERE search_fts MATCH 'x'", "PRAGMA table_info(v_events)"}) {
+    auto t = db->Run(sql, {}, {}, QueryAccess::kViews);
+    EXPECT_TRUE(t.ok()) << sql << ": " << t.status().message();
+  }
   auto two = db->Run("SELECT 1; DELETE FROM events");
   ASSERT_FALSE(two.ok());
   EXPECT_THAT(two.status().message(), HasSubstr("one statement per query"));
@@ -270,10 +310,10 @@ TEST(AuditTest, ToolsReportCountsErrorsCodesAndPercentiles) {
   EXPECT_THAT(Cell(t->rows[0][3]), HasSubstr("FS_NOT_FOUND 2"));
   // Filters narrow; a filter a report cannot apply is refused.
   AuditFilters only_denied;
-  only_denied.outcome = "denied";
+  only_denied.outcome = "plain-error";
   auto denied = RunAudit(*db, "failures", only_denied);
   ASSERT_TRUE(denied.ok());
-  for (const auto& row : denied->rows) EXPECT_EQ(Cell(row[3]), "denied");
+  for (const auto& row : denied->rows) EXPECT_EQ(Cell(row[3]), "plain-error");
   AuditFilters tool;
   tool.tool = "read";
   auto refused = RunAudit(*db, "turns", tool);

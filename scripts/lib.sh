@@ -12,9 +12,16 @@ RETRACE_PACKAGES=(
   libboost-dev libspdlog-dev libmimalloc-dev libssl-dev openssl ca-certificates
 )
 
+# What only the tests need: npm fetches the upstream dsh packages and Node 22 that the parity
+# tests run (bench/setup_upstream.sh), and Chromium renders the HTML page.
+RETRACE_TEST_PACKAGES=(npm chromium)
+
+# Installs the missing packages among "$@" (default: RETRACE_PACKAGES).
 retrace_install_deps() {
+  local wanted=("$@")
+  ((${#wanted[@]})) || wanted=("${RETRACE_PACKAGES[@]}")
   local missing=()
-  for p in "${RETRACE_PACKAGES[@]}"; do
+  for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if ((${#missing[@]})); then
@@ -26,8 +33,11 @@ retrace_install_deps() {
   fi
 }
 
+# Configures and builds the given targets (default: everything).
 retrace_build() {
   cmake -S "$RETRACE_ROOT" -B "$RETRACE_BUILD" -G Ninja \
     -DCMAKE_BUILD_TYPE=Release -DRETRACE_WERROR=ON >/dev/null
-  cmake --build "$RETRACE_BUILD" -j "$(nproc)"
+  local targets=()
+  (($#)) && targets=(--target "$@")
+  cmake --build "$RETRACE_BUILD" -j "$(nproc)" "${targets[@]}"
 }

@@ -2,6 +2,7 @@
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "cli/format.h"
+#include "engine/json/lenient.h"
 #include "engine/json/parser.h"
 #include "engine/log/event_types.h"
 
@@ -15,7 +16,6 @@ struct Args {
   bool as_json = false;
 };
 
-std::string StringField(const json::Value* v) { return v != nullptr && v->is_string() ? v->as_string() : ""; }
 
 // A one-line human summary of what an event says.
 std::string Detail(const store::StoredEvent& e) {
@@ -24,13 +24,13 @@ std::string Detail(const store::StoredEvent& e) {
   if (!v.ok()) return "";
   const json::Value* data = v->Find("data");
   if (data == nullptr) return "";
-  if (e.type == log::kToolCall) return StringField(data->Find("name")) + " " + StringField(data->Find("callId"));
+  if (e.type == log::kToolCall) return json::Str(data->Find("name")) + " " + json::Str(data->Find("callId"));
   if (e.type == log::kToolResult) {
     const json::Value* m = data->Find("message");
     const json::Value* src = m != nullptr ? m->Find("source") : nullptr;
     const json::Value* err = data->Find("error");
-    std::string d = StringField(src != nullptr ? src->Find("callId") : nullptr);
-    if (err != nullptr) return d + " error " + StringField(err->Find("code"));
+    std::string d = json::Str(src != nullptr ? src->Find("callId") : nullptr);
+    if (err != nullptr) return d + " error " + json::Str(err->Find("code"));
     // A failure without an identity (a plain thrown error, a denial) still says it failed.
     const json::Value* content = m != nullptr ? m->Find("content") : nullptr;
     if (content != nullptr && content->is_array() && !content->as_array().empty()) {
@@ -43,7 +43,7 @@ std::string Detail(const store::StoredEvent& e) {
     std::string d;
     if (const json::Value* t = data->Find("turn"); t != nullptr && t->is_number()) d += "turn " + std::to_string(static_cast<int64_t>(t->as_number()));
     if (const json::Value* s = data->Find("step"); s != nullptr && s->is_number()) d += " step " + std::to_string(static_cast<int64_t>(s->as_number()));
-    if (const json::Value* r = data->Find("reason"); r != nullptr) d += " " + StringField(r->Find("kind"));
+    if (const json::Value* r = data->Find("reason"); r != nullptr) d += " " + json::Str(r->Find("kind"));
     return d;
   }
   return "";

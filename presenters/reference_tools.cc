@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "engine/json/lenient.h"
 #include "engine/json/writer.h"
 #include "engine/schema/schema_spec.h"
 #include "presenters/views.h"
@@ -17,11 +18,7 @@ using namespace schema;
 
 // --- argument and meta access (arguments already passed soft validation) ---
 
-std::string Str(const Value& obj, std::string_view key) {
-  const Value* v = obj.Find(key);
-  return v && v->is_string() ? v->as_string() : std::string();
-}
-const Value* Field(const Value& obj, std::string_view key) { return obj.Find(key); }
+std::string Str(const Value& obj, std::string_view key) { return json::Str(json::Get(obj, key)); }
 bool IsStr(const Value* v) { return v && v->is_string(); }
 bool IsNum(const Value* v) { return v && v->is_number(); }
 bool IsBool(const Value* v) { return v && v->is_bool(); }
@@ -74,8 +71,8 @@ Value ReadParameters() {
 
 std::optional<Value> ReadCall(const Value& args) {
   const std::string path = Str(args, "file_path");
-  const Value* offset = Field(args, "offset");
-  const Value* limit = Field(args, "limit");
+  const Value* offset = json::Get(args, "offset");
+  const Value* limit = json::Get(args, "limit");
   std::string window;
   const double o = offset ? offset->as_number() : 1;
   if (limit && limit->as_number() > 0) {
@@ -217,7 +214,7 @@ Value GlobParameters() {
 
 std::optional<Value> GlobCall(const Value& args) {
   const std::string pattern = Str(args, "pattern");
-  const Value* path = Field(args, "path");
+  const Value* path = json::Get(args, "path");
   return Card("generic")
       .Set("title", "Glob " + pattern + (path ? " in " + path->as_string() : ""))
       .Set("kind", "search")
@@ -260,8 +257,8 @@ Value GrepParameters() {
 
 std::optional<Value> GrepCall(const Value& args) {
   const std::string pattern = Str(args, "pattern");
-  const Value* path = Field(args, "path");
-  const Value* include = Field(args, "include");
+  const Value* path = json::Get(args, "path");
+  const Value* include = json::Get(args, "include");
   return Card("generic")
       .Set("title", "Grep " + pattern + (path ? " in " + path->as_string() : "") +
                         (include ? " (" + include->as_string() + ")" : ""))
@@ -310,7 +307,7 @@ Value BashParameters() {
 }
 
 bool InBackground(const Value& args) {
-  const Value* bg = Field(args, "run_in_background");
+  const Value* bg = json::Get(args, "run_in_background");
   return IsBool(bg) && bg->as_bool();
 }
 
@@ -326,7 +323,7 @@ std::optional<Value> BashCall(const Value& args) {
   }
   Card card("terminal");
   card.Set("title", command).Set("description", Str(args, "description"));
-  if (const Value* workdir = Field(args, "workdir")) card.Set("cwd", *workdir);
+  if (const Value* workdir = json::Get(args, "workdir")) card.Set("cwd", *workdir);
   return card.Build();
 }
 
@@ -400,7 +397,7 @@ Value WebSearchParameters() {
 
 std::string JoinedQueries(const Value& args) {
   std::string joined;
-  const Value* queries = Field(args, "queries");
+  const Value* queries = json::Get(args, "queries");
   for (const Value& q : queries->as_array()) joined += (joined.empty() ? "" : ", ") + q.as_string();
   return joined;
 }

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 
+#include "engine/json/js_text.h"
+#include "engine/json/lenient.h"
 #include "engine/json/writer.h"
 #include "engine/log/event_types.h"
+#include "engine/log/tool_events.h"
 #include "store/event_id.h"
 
 namespace retrace::store {
@@ -11,57 +14,20 @@ namespace {
 
 using json::Value;
 
-const Value* Field(const Value* v, std::string_view key) { return v && v->is_object() ? v->Find(key) : nullptr; }
-
 SqlValue Text(const Value* v) { return v && v->is_string() ? SqlValue(v->as_string()) : SqlValue(); }
 SqlValue Int(const Value* v) {
   return v && v->is_safe_integer() ? SqlValue(static_cast<int64_t>(v->as_number())) : SqlValue();
 }
-std::string StrOr(const Value* v) { return v && v->is_string() ? v->as_string() : std::string(); }
+using json::Get;
+using json::Str;
 
 // --- dsh §10.2 text ----------------------------------------------------------
-
-}  // namespace
-
-std::pair<uint32_t, size_t> CodePointAt(std::string_view s, size_t i) {
-  const auto b = static_cast<unsigned char>(s[i]);
-  const size_t len = b < 0x80 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
-  if (i + len > s.size()) return {b, 1};
-  uint32_t cp = len == 1 ? b : len == 2 ? b & 0x1F : len == 3 ? b & 0x0F : b & 0x07;
-  for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  return {cp, len};
-}
-
-bool IsJsSpace(uint32_t c) {
-  return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
-         c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000 || c == 0xFEFF;
-}
-
-std::string_view JsTrim(std::string_view s) {
-  size_t begin = 0;
-  while (begin < s.size()) {
-    auto [cp, len] = CodePointAt(s, begin);
-    if (!IsJsSpace(cp)) break;
-    begin += len;
-  }
-  size_t end = s.size();
-  while (end > begin) {
-    size_t start = end - 1;  // back up to the lead byte of the last code point
-    while (start > begin && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80 && end - start < 4) --start;
-    auto [cp, len] = CodePointAt(s, start);
-    if (start + len != end || !IsJsSpace(cp)) break;
-    end = start;
-  }
-  return s.substr(begin, end - begin);
-}
-
-namespace {
 
 // joinText: parts trimmed, empty ones dropped, joined with '\n'.
 std::string JoinText(const std::vector<std::string>& parts) {
   std::string out;
   for (const std::string& part : parts) {
-    const std::string_view t = JsTrim(part);
+    const std::string_view t = json::JsTrim(part);
     if (t.empty()) continue;
     if (!out.empty()) out += '\n';
     out += t;
@@ -70,14 +36,14 @@ std::string JoinText(const std::vector<std::string>& parts) {
 }
 
 void BlockTexts(const Value& block, std::vector<std::string>& out) {
-  const std::string type = StrOr(Field(&block, "type"));
+  const std::string type = Str(Get(&block, "type"));
   if (type == "text") {
-    out.push_back(StrOr(Field(&block, "text")));
+    out.push_back(Str(Get(&block, "text")));
   } else if (type == "tool-call") {
-    out.push_back(StrOr(Field(&block, "name")));
-    out.push_back(StrOr(Field(&block, "arguments")));
+    out.push_back(Str(Get(&block, "name")));
+    out.push_back(Str(Get(&block, "arguments")));
   } else if (type == "tool-result") {
-    const Value* inner = Field(&block, "content");
+    const Value* inner = Get(&block, "content");
     if (inner && inner->is_array())
       for (const Value& b : inner->as_array()) BlockTexts(b, out);
   }
@@ -91,34 +57,34 @@ std::string ContentText(const Value* content) {
 }
 
 std::string TurnEndText(const Value* reason) {
-  const std::string kind = StrOr(Field(reason, "kind"));
-  if (kind == "error") return JoinText({"error", StrOr(Field(Field(reason, "error"), "message"))});
+  const std::string kind = Str(Get(reason, "kind"));
+  if (kind == "error") return JoinText({"error", Str(Get(Get(reason, "error"), "message"))});
   if (kind == "aborted" || kind == "max-tokens" || kind == "interrupted") return kind;
   return "";
 }
 
 std::string RawSearchText(const log::Event& e) {
   const Value& d = e.data;
-  if (e.type == log::kUserMessage) return ContentText(Field(&d, "content"));
-  if (e.type == log::kAssistantMessage) return ContentText(Field(Field(&d, "message"), "content"));
-  if (e.type == log::kToolCall) return JoinText({StrOr(Field(&d, "name")), StrOr(Field(&d, "arguments"))});
+  if (e.type == log::kUserMessage) return ContentText(Get(&d, "content"));
+  if (e.type == log::kAssistantMessage) return ContentText(Get(Get(&d, "message"), "content"));
+  if (e.type == log::kToolCall) return JoinText({Str(Get(&d, "name")), Str(Get(&d, "arguments"))});
   if (e.type == log::kToolResult) {
-    const Value* error = Field(&d, "error");
-    return JoinText({ContentText(Field(Field(&d, "message"), "content")), StrOr(Field(error, "name")),
-                     StrOr(Field(error, "code"))});
+    const Value* error = Get(&d, "error");
+    return JoinText({ContentText(Get(Get(&d, "message"), "content")), Str(Get(error, "name")),
+                     Str(Get(error, "code"))});
   }
   if (e.type == log::kTodoWrite) {
     std::vector<std::string> parts;
-    const Value* todos = Field(&d, "todos");
+    const Value* todos = Get(&d, "todos");
     if (todos && todos->is_array()) {
       for (const Value& todo : todos->as_array()) {
-        parts.push_back(StrOr(Field(&todo, "status")));
-        parts.push_back(StrOr(Field(&todo, "content")));
+        parts.push_back(Str(Get(&todo, "status")));
+        parts.push_back(Str(Get(&todo, "content")));
       }
     }
     return JoinText(parts);
   }
-  if (e.type == log::kTurnEnd) return TurnEndText(Field(&d, "reason"));
+  if (e.type == log::kTurnEnd) return TurnEndText(Get(&d, "reason"));
   return "";
 }
 
@@ -148,63 +114,59 @@ namespace {
 using Writes = std::vector<ReadModelWrite>;
 
 void AssistantMessage(const log::Event& e, Writes& w) {
-  const Value* turn = Field(&e.data, "turn");
-  const Value* step = Field(&e.data, "step");
-  const Value* content = Field(Field(&e.data, "message"), "content");
+  const Value* turn = Get(&e.data, "turn");
+  const Value* step = Get(&e.data, "step");
+  const Value* content = Get(Get(&e.data, "message"), "content");
   if (content && content->is_array()) {
     for (const Value& block : content->as_array()) {
-      if (StrOr(Field(&block, "type")) != "tool-call" || !Field(&block, "id")) continue;
-      w.push_back({ReadModelOp::kRequestCall, {Text(Field(&block, "id")), Int(turn), Int(step), Text(Field(&block, "name")),
-                                               Text(Field(&block, "arguments")), e.seq}});
+      if (Str(Get(&block, "type")) != "tool-call" || !Get(&block, "id")) continue;
+      w.push_back({ReadModelOp::kRequestCall, {Text(Get(&block, "id")), Int(turn), Int(step), Text(Get(&block, "name")),
+                                               Text(Get(&block, "arguments")), e.seq}});
     }
   }
-  if (const Value* usage = Field(&e.data, "usage"); usage && usage->is_object()) {
+  if (const Value* usage = Get(&e.data, "usage"); usage && usage->is_object()) {
     w.push_back({ReadModelOp::kMessageUsage,
-                 {Int(turn), Int(step), Int(Field(usage, "inputTokens")), Int(Field(usage, "outputTokens"))}});
+                 {Int(turn), Int(step), Int(Get(usage, "inputTokens")), Int(Get(usage, "outputTokens"))}});
   }
 }
 
-void ToolResult(const log::Event& e, Writes& w) {
-  const Value* message = Field(&e.data, "message");
-  const Value* content = Field(message, "content");
-  if (!content || !content->is_array() || content->as_array().empty()) return;
-  const Value& block = content->as_array()[0];
-  const Value* is_error_v = Field(&block, "isError");
-  const bool is_error = is_error_v && is_error_v->is_bool() && is_error_v->as_bool();
-  const Value* error = Field(&e.data, "error");
-  const Value* name = Field(error, "name");
-  const Value* code = Field(error, "code");
+// A call id or tool name: NULL when the event has none (a view reads it as "").
+SqlValue IdText(std::string_view s) { return s.empty() ? SqlValue() : SqlValue(std::string(s)); }
+SqlValue Int(const std::optional<int64_t>& v) { return v ? SqlValue(*v) : SqlValue(); }
+
+void ToolResult(const log::ToolResultView& r, const log::Event& e, Writes& w) {
+  const Value* name = Get(r.error, "name");
+  const Value* code = Get(r.error, "code");
   std::optional<std::string> name_s, code_s;
   if (name && name->is_string()) name_s = name->as_string();
   if (code && code->is_string()) code_s = code->as_string();
   SqlValue error_text;
-  if (is_error) error_text = ContentText(Field(&block, "content"));
+  if (r.is_error && r.content) error_text = ContentText(r.content);
   w.push_back({ReadModelOp::kSettleCall,
-               {Text(Field(&block, "toolCallId")), Int(Field(&e.data, "turn")), Int(Field(&e.data, "step")), e.seq, e.time,
-                int64_t{is_error}, Text(name), Text(code), std::move(error_text),
-                int64_t{Field(&e.data, "meta") != nullptr}, CallOutcome(is_error, name_s, code_s)}});
+               {IdText(r.call_id), Int(r.turn), Int(r.step), e.seq, e.time, int64_t{r.is_error}, Text(name), Text(code),
+                std::move(error_text), int64_t{r.meta != nullptr}, CallOutcome(r.is_error, name_s, code_s)}});
 }
 
 void InboxSplice(const log::Event& e, Writes& w) {
-  const Value* inserted = Field(&e.data, "inserted");
+  const Value* inserted = Get(&e.data, "inserted");
   if (!inserted || !inserted->is_array()) return;
   for (const Value& m : inserted->as_array()) {
-    const Value* source = Field(&m, "source");
-    if (StrOr(Field(source, "kind")) == "user" || !Field(&m, "id")) continue;
+    const Value* source = Get(&m, "source");
+    if (Str(Get(source, "kind")) == "user" || !Get(&m, "id")) continue;
     w.push_back({ReadModelOp::kInboxInsert,
-                 {Text(Field(&m, "id")), Text(Field(&e.data, "target")), Text(Field(source, "kind")),
-                  Text(Field(source, "plugin")), Text(Field(source, "form")), Text(Field(source, "summary")), e.seq, e.time}});
+                 {Text(Get(&m, "id")), Text(Get(&e.data, "target")), Text(Get(source, "kind")),
+                  Text(Get(source, "plugin")), Text(Get(source, "form")), Text(Get(source, "summary")), e.seq, e.time}});
   }
 }
 
 void UserMessage(const log::Event& e, Writes& w) {
-  const Value* source = Field(&e.data, "source");
-  const std::string kind = StrOr(Field(source, "kind"));
+  const Value* source = Get(&e.data, "source");
+  const std::string kind = Str(Get(source, "kind"));
   const bool replaces = e.surface_op && e.surface_op->kind == log::SurfaceOp::Kind::kReplace;
-  if (kind.empty() || kind == "user" || replaces || !Field(&e.data, "id")) return;
+  if (kind.empty() || kind == "user" || replaces || !Get(&e.data, "id")) return;
   w.push_back({ReadModelOp::kClaimInjection,
-               {Text(Field(&e.data, "id")), Text(source ? Field(source, "kind") : nullptr), Text(Field(source, "plugin")),
-                Text(Field(source, "form")), Text(Field(source, "summary")), e.seq, e.time}});
+               {Text(Get(&e.data, "id")), Text(source ? Get(source, "kind") : nullptr), Text(Get(source, "plugin")),
+                Text(Get(source, "form")), Text(Get(source, "summary")), e.seq, e.time}});
 }
 
 // The seqs a replace shadows: the run of current nodes from start to end.
@@ -228,12 +190,6 @@ void Replacement(const log::Event& e, const log::SurfaceFold& before, Writes& w)
 
 }  // namespace
 
-int64_t CodePointLength(std::string_view text) {
-  int64_t n = 0;
-  for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
-}
-
 std::string SearchText(const log::Event& event) { return SanitizeSearchText(RawSearchText(event)); }
 
 std::string CallOutcome(bool is_error, const std::optional<std::string>& error_name,
@@ -249,46 +205,48 @@ std::string CallOutcome(bool is_error, const std::optional<std::string>& error_n
 
 std::vector<ReadModelWrite> DeriveReadModel(const log::Event& e, const log::SurfaceFold& before) {
   Writes w;
-  const Value* turn = Field(&e.data, "turn");
-  const Value* step = Field(&e.data, "step");
+  const Value* turn = Get(&e.data, "turn");
+  const Value* step = Get(&e.data, "step");
   if (e.type == log::kAssistantMessage) {
     AssistantMessage(e, w);
-  } else if (e.type == log::kToolCall) {
-    w.push_back({ReadModelOp::kStartCall, {Text(Field(&e.data, "callId")), Int(turn), Int(step), Text(Field(&e.data, "name")),
-                                           Text(Field(&e.data, "arguments")), e.seq, e.time}});
+  } else if (const std::optional<log::ToolCallView> call = log::ReadToolCall(e)) {
+    w.push_back({ReadModelOp::kStartCall,
+                 {IdText(call->call_id), Int(turn), Int(step), IdText(call->name),
+                  SqlValue(std::string(call->arguments)), e.seq, e.time}});
   } else if (e.type == log::kToolResult) {
-    if (!e.surface_op || e.surface_op->kind == log::SurfaceOp::Kind::kAppend) ToolResult(e, w);
+    const std::optional<log::ToolResultView> result = log::ReadToolResult(e);
+    if (result && result->append) ToolResult(*result, e, w);
   } else if (e.type == log::kTurnStart) {
     w.push_back({ReadModelOp::kStartTurn, {Int(turn), e.seq, e.time}});
   } else if (e.type == log::kTurnEnd) {
-    const Value* reason = Field(&e.data, "reason");
+    const Value* reason = Get(&e.data, "reason");
     w.push_back({ReadModelOp::kEndTurn,
-                 {Int(turn), e.seq, e.time, Text(Field(reason, "kind")), Text(Field(Field(reason, "error"), "message"))}});
+                 {Int(turn), e.seq, e.time, Text(Get(reason, "kind")), Text(Get(Get(reason, "error"), "message"))}});
   } else if (e.type == log::kStepStart || e.type == log::kStepEnd) {
     w.push_back({e.type == log::kStepStart ? ReadModelOp::kStartStep : ReadModelOp::kEndStep, {Int(turn), Int(step), e.seq, e.time}});
   } else if (e.type == log::kAssistantChunk) {
-    const Value* chunk = Field(&e.data, "chunk");
-    if (StrOr(Field(chunk, "type")) == "usage") {
-      const Value* usage = Field(chunk, "usage");
+    const Value* chunk = Get(&e.data, "chunk");
+    if (Str(Get(chunk, "type")) == "usage") {
+      const Value* usage = Get(chunk, "usage");
       w.push_back({ReadModelOp::kChunkUsage,
-                   {Int(turn), Int(step), Int(Field(usage, "inputTokens")), Int(Field(usage, "outputTokens"))}});
+                   {Int(turn), Int(step), Int(Get(usage, "inputTokens")), Int(Get(usage, "outputTokens"))}});
     }
   } else if (e.type == log::kAgentInboxSpliced) {
     InboxSplice(e, w);
   } else if (e.type == log::kUserMessage) {
     UserMessage(e, w);
   } else if (e.type == log::kLlmRetry) {
-    w.push_back({ReadModelOp::kRetry, {Text(Field(&e.data, "retryId")), e.seq, e.time, Int(turn), Int(step),
-                                       Text(Field(&e.data, "provider")), Int(Field(&e.data, "retry")),
-                                       Int(Field(&e.data, "maxRetries")), Int(Field(&e.data, "delayMs")),
-                                       Text(Field(Field(&e.data, "failure"), "message"))}});
+    w.push_back({ReadModelOp::kRetry, {Text(Get(&e.data, "retryId")), e.seq, e.time, Int(turn), Int(step),
+                                       Text(Get(&e.data, "provider")), Int(Get(&e.data, "retry")),
+                                       Int(Get(&e.data, "maxRetries")), Int(Get(&e.data, "delayMs")),
+                                       Text(Get(Get(&e.data, "failure"), "message"))}});
   } else if (e.type == log::kLlmRetryStarted) {
-    w.push_back({ReadModelOp::kRetryStarted, {Text(Field(&e.data, "retryId")), Int(Field(&e.data, "retry")), e.seq}});
+    w.push_back({ReadModelOp::kRetryStarted, {Text(Get(&e.data, "retryId")), Int(Get(&e.data, "retry")), e.seq}});
   }
   if (e.surface_op && e.surface_op->kind == log::SurfaceOp::Kind::kReplace) Replacement(e, before, w);
   std::string text = SearchText(e);
   if (!text.empty()) {
-    const int64_t length = CodePointLength(text);
+    const int64_t length = json::CodePointLength(text);
     w.push_back({ReadModelOp::kSearchDoc,
                  {e.seq, e.type, e.time, std::string(e.surface_op ? "current" : "log-only"), length, std::move(text)}});
   }

@@ -3,10 +3,12 @@
 #include <algorithm>
 
 #include "engine/base/big_buffer.h"
+#include "engine/json/lenient.h"
 #include "engine/json/parser.h"
+#include "engine/log/tool_arguments.h"
+#include "engine/log/tool_events.h"
 #include "engine/json/writer.h"
 #include "engine/log/event_types.h"
-#include "engine/replay/json_access.h"
 
 namespace retrace::replay {
 using json::Value;
@@ -15,35 +17,26 @@ bool CardsNeed(std::string_view type) {
   return type == log::kToolCall || type == log::kToolResult || type == log::kAssistantMessage;
 }
 
-Value ParseLoggedArguments(std::string_view text) {
-  if (text.empty()) return Value::MakeObject();
-  Result<Value> parsed = json::Parse(text);
-  return parsed.ok() ? std::move(parsed).value() : Value(text);
-}
+Value ParseLoggedArguments(std::string_view text) { return log::ParseToolArguments(text, log::NumberOverflow::kKeepText); }
 
 void CardBuilder::Add(log::Event&& e) {
   if (e.type == log::kAssistantMessage) {
-    const Value* content = Get(e.data, "message") ? Get(*Get(e.data, "message"), "content") : nullptr;
+    const Value* content = json::Get(json::Get(&e.data, "message"), "content");  // const: never unshares
     if (!content || !content->is_array()) return;
     for (const Value& block : content->as_array()) {
       if (Str(Get(block, "type")) == "tool-call") {
         asked_[Str(Get(block, "id"))] = {Str(Get(block, "name")), Str(Get(block, "arguments"))};
       }
     }
-  } else if (e.type == log::kToolCall) {
-    Call call{Str(Get(e.data, "callId")), Str(Get(e.data, "name")), ParseLoggedArguments(Str(Get(e.data, "arguments"))),
+  } else if (const std::optional<log::ToolCallView> requested = log::ReadToolCall(e)) {
+    Call call{std::string(requested->call_id), std::string(requested->name), ParseLoggedArguments(requested->arguments),
               e.seq};
     asked_.erase(call.call_id);  // its result will find the call: the request's text is not needed
     open_[call.call_id] = calls_.size();
     calls_.push_back(std::move(call));
-  } else if (e.type == log::kToolResult) {
-    // Replacements (e.g. compaction pruning) are model-only: they make no card.
-    if (e.surface_op && e.surface_op->kind != log::SurfaceOp::Kind::kAppend) return;
-    Value* message = Get(e.data, "message");
-    Value* content = message ? Get(*message, "content") : nullptr;
-    if (!content || !content->is_array() || content->as_array().empty()) return;
-    const Value& block = content->as_array()[0];
-    const std::string call_id = Str(Get(block, "toolCallId"));
+  } else if (const std::optional<log::ToolResultView> result = log::ReadToolResult(e)) {
+    if (!result->append) return;  // replacements (e.g. compaction pruning) are model-only: no card
+    const std::string call_id(result->call_id);
     size_t index;
     if (auto it = open_.find(call_id); it != open_.end()) {
       index = it->second;
@@ -60,11 +53,9 @@ void CardBuilder::Add(log::Event&& e) {
     }
     Call& call = calls_[index];
     call.has_result = true;
-    const Value* is_error = Get(block, "isError");
-    call.is_error = is_error && is_error->is_bool() && is_error->as_bool();
-    const Value* inner = Get(block, "content");
+    call.is_error = result->is_error;
     static const Value::Array kNoContent;
-    Present(call, inner && inner->is_array() ? &inner->as_array() : &kNoContent, Get(e.data, "meta"));
+    Present(call, result->content ? &result->content->as_array() : &kNoContent, result->meta);
   }
 }
 

@@ -30,9 +30,8 @@ namespace retrace::replay {
 // Only these event types matter to the cards; a caller may skip the rest unparsed.
 bool CardsNeed(std::string_view event_type);
 
-// dsh's argument parsing for presenters: "" → {}, text that is not JSON → the text.
-// Unlike runtime::ParseModelArguments, an out-of-range number (1e400) keeps the
-// raw text: a replayed card is written out, and Infinity has no JSON form.
+// The logged argument text as presenters see it: log::ParseToolArguments, an
+// out-of-range number keeping the text.
 json::Value ParseLoggedArguments(std::string_view text);
 
 // A generous guess of the card document's size for a log of `log_bytes`

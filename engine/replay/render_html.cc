@@ -1,8 +1,8 @@
 // RenderHtml (transcript.h): one self-contained page. No scripts, no
 // external resources; every string from the log goes through Escape().
 #include "engine/json/writer.h"
+#include "engine/json/lenient.h"
 #include "engine/replay/transcript.h"
-#include "engine/replay/json_access.h"
 
 namespace retrace::replay {
 namespace {

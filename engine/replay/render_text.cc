@@ -1,7 +1,7 @@
 // RenderText (transcript.h): the transcript for a terminal.
 #include "engine/json/writer.h"
+#include "engine/json/lenient.h"
 #include "engine/replay/transcript.h"
-#include "engine/replay/json_access.h"
 
 namespace retrace::replay {
 namespace {

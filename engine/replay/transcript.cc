@@ -1,8 +1,9 @@
 #include "engine/replay/transcript.h"
-#include "engine/replay/json_access.h"
 
+#include "engine/json/lenient.h"
 #include "engine/json/writer.h"
 #include "engine/log/event_types.h"
+#include "engine/log/tool_events.h"
 
 namespace retrace::replay {
 namespace {
@@ -74,17 +75,15 @@ void TranscriptBuilder::Add(log::Event&& e) {
       if (const Value* interrupted = Get(e.data, "interrupted")) row.Set("interrupted", *interrupted);
       rows_.push_back(std::move(row));
     }
-  } else if (e.type == log::kToolCall) {
-    const std::string id = Str(Get(e.data, "callId"));
+  } else if (const std::optional<log::ToolCallView> call = log::ReadToolCall(e)) {
+    const std::string id(call->call_id);
     tool_rows_[id] = rows_.size();
     Value row = Row(e.seq, "tool");
     row.Set("callId", id);
     rows_.push_back(std::move(row));
   } else if (e.type == log::kToolResult && append) {
-    const Value* message = Get(e.data, "message");
-    const Value* content = message ? Get(*message, "content") : nullptr;
-    const std::string id =
-        content && content->is_array() && !content->as_array().empty() ? Str(Get(content->as_array()[0], "toolCallId")) : "";
+    const std::optional<log::ToolResultView> result = log::ReadToolResult(e);
+    const std::string id(result ? result->call_id : std::string_view());
     result_seqs_[id] = e.seq;
     if (!tool_rows_.count(id)) {  // a result without a call
       tool_rows_[id] = rows_.size();

@@ -12,6 +12,7 @@
 #include "engine/json/parser.h"
 #include "engine/json/writer.h"
 #include "engine/log/event_types.h"
+#include "engine/log/tool_events.h"
 #include "engine/replay/cards.h"
 #include "engine/runtime/session_recorder.h"
 #include "engine/schema/validator.h"
@@ -106,19 +107,13 @@ struct Replay {
   Value snapshots = Value::MakeObject({{"calls", Value(Value::Array{})}});  // run-time card snapshots, as a reference
 };
 
-void KeepResult(const log::Event& e, std::map<std::string, LoggedResult>& results) {
-  const Value* message = e.data.Find("message");
-  const Value* content = message && message->is_object() ? message->Find("content") : nullptr;
-  if (!content || !content->is_array() || content->as_array().empty() || !content->as_array()[0].is_object()) return;
-  const Value& block = content->as_array()[0];
-  const Value* id = block.Find("toolCallId");
-  if (!id || !id->is_string()) return;
+void KeepResult(const log::ToolResultView& result, std::map<std::string, LoggedResult>& results) {
+  if (result.call_id.empty()) return;
   LoggedResult r;
-  if (const Value* inner = block.Find("content"); inner && inner->is_array()) r.content = inner->as_array();
-  const Value* is_error = block.Find("isError");
-  r.is_error = is_error && is_error->is_bool() && is_error->as_bool();
-  if (const Value* meta = e.data.Find("meta")) r.meta = *meta;
-  results[id->as_string()] = std::move(r);
+  if (result.content) r.content = result.content->as_array();
+  r.is_error = result.is_error;
+  if (result.meta) r.meta = *result.meta;
+  results[std::string(result.call_id)] = std::move(r);
 }
 
 // With `views` false only the text is kept (Replay::doc stays null): enough
@@ -137,8 +132,11 @@ Result<Replay> ReplayOnce(const Source& source, const presenters::PresenterSet& 
       }
       return Status::Ok();
     }
-    const bool append = !e.surface_op || e.surface_op->kind == log::SurfaceOp::Kind::kAppend;
-    if (keep_results && e.type == log::kToolResult && append) KeepResult(e, r.results);
+    if (keep_results) {
+      if (const std::optional<log::ToolResultView> result = log::ReadToolResult(e); result && result->append) {
+        KeepResult(*result, r.results);
+      }
+    }
     builder.Add(std::move(e));
     return Status::Ok();
   }));

@@ -49,9 +49,8 @@ struct ToolCallInput {
   Signal signal;          // the caller's cancellation
 };
 
-// dsh-agent-loop's argument parsing (§9.3): "" → {}, text that is not JSON is
-// passed on as the raw string (which then fails validation as
-// `"arguments" must be an object`).
+// The model's argument text as the pipeline takes it: log::ParseToolArguments
+// with JSON.parse's overflow to Infinity.
 json::Value ParseModelArguments(std::string_view text);
 
 class Execution {

@@ -1,10 +1,9 @@
 #include "engine/runtime/session_recorder.h"
 
-#include "engine/log/event_types.h"
-#include "engine/replay/cards.h"
-
 #include <algorithm>
 
+#include "engine/log/event_types.h"
+#include "engine/log/tool_arguments.h"
 #include "engine/log/turn_closers.h"
 
 namespace retrace::runtime {
@@ -197,7 +196,7 @@ log::Event SessionRecorder::ToolResultEvent(const std::string& call_id, int64_t 
 
 log::Event SessionRecorder::CardSnapshot(const ModelToolCall& call, const ToolResult& result) {
   const presenters::ToolPresenter* p = env_.snapshot_presenters->Find(call.name);
-  const Value args = replay::ParseLoggedArguments(call.arguments);
+  const Value args = log::ParseToolArguments(call.arguments, log::NumberOverflow::kKeepText);
   std::optional<Value> pending, shown;
   if (p) {
     pending = presenters::PresentCall(*p, args);

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <ctime>
 
-#include "engine/json/utf8.h"
+#include "engine/json/js_text.h"
 
 namespace retrace::cli {
 

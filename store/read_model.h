@@ -65,16 +65,6 @@ std::string SearchText(const log::Event& event);
 // NUL, U+FDD0 and U+FDD1 (the highlight markers) → U+FFFD, as dsh's index does.
 std::string SanitizeSearchText(std::string text);
 
-// Code points of WTF-8 text (a lone surrogate counts as one, as in JavaScript).
-int64_t CodePointLength(std::string_view text);
-
-// The code point at byte `i` of UTF-8/WTF-8 text and its byte length (a stray byte: itself, 1).
-std::pair<uint32_t, size_t> CodePointAt(std::string_view text, size_t i);
-
-// JavaScript's WhiteSpace and LineTerminator: what String.prototype.trim and /\s/u match.
-bool IsJsSpace(uint32_t code_point);
-std::string_view JsTrim(std::string_view text);
-
 // Tool-call outcome from a result: ok, error, plain-error, aborted, not-started or outcome-unknown.
 std::string CallOutcome(bool is_error, const std::optional<std::string>& error_name,
                         const std::optional<std::string>& error_code);

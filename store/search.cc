@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/json/js_text.h"
 #include "engine/json/parser.h"
 #include "engine/json/writer.h"
 #include "store/read_model.h"
@@ -154,12 +155,12 @@ std::string InList(const char* column, const std::vector<std::string>& values, s
 }  // namespace
 
 Result<std::string> NormalizeQuery(std::string_view raw) {
-  const std::string_view trimmed = JsTrim(raw);
+  const std::string_view trimmed = json::JsTrim(raw);
   std::string query;
   bool space = false;
   for (size_t i = 0; i < trimmed.size();) {
-    auto [cp, len] = CodePointAt(trimmed, i);
-    if (IsJsSpace(cp)) {
+    auto [cp, len] = json::CodePointAt(trimmed, i);
+    if (json::IsJsSpace(cp)) {
       space = true;
     } else {
       if (space) query += ' ';
@@ -178,7 +179,7 @@ std::string MakeSnippet(std::string_view marked, int64_t max_chars) {
   std::vector<std::string_view> chars;
   std::optional<size_t> match_start;
   for (size_t i = 0; i < marked.size();) {
-    auto [cp, len] = CodePointAt(marked, i);
+    auto [cp, len] = json::CodePointAt(marked, i);
     const std::string_view c = marked.substr(i, len);
     i += len;
     if (c == kOpen) {
@@ -186,7 +187,7 @@ std::string MakeSnippet(std::string_view marked, int64_t max_chars) {
       continue;
     }
     if (c == kClose) continue;
-    if (IsJsSpace(cp)) {
+    if (json::IsJsSpace(cp)) {
       if (!chars.empty() && chars.back() != " ") chars.push_back(" ");
     } else {
       chars.push_back(c);

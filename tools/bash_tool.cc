@@ -5,7 +5,7 @@
 #include "engine/schema/schema_spec.h"
 #include "presenters/reference_tools.h"
 #include "tools/file_ops.h"
-#include "tools/js_text.h"
+#include "engine/json/js_text.h"
 #include "tools/subprocess.h"
 
 namespace retrace::tools {
@@ -35,8 +35,8 @@ constexpr const char* kDescription =
 runtime::ToolError AbortError() { return runtime::ToolError("tool call aborted", "AbortError", "ABORTED"); }
 
 void CheckArgs(const Value& args) {
-  if (IsJsBlank(args.Find("command")->as_string())) throw std::runtime_error("invalid command: expected a non-empty string");
-  if (IsJsBlank(args.Find("description")->as_string())) {
+  if (json::IsJsBlank(args.Find("command")->as_string())) throw std::runtime_error("invalid command: expected a non-empty string");
+  if (json::IsJsBlank(args.Find("description")->as_string())) {
     throw std::runtime_error("invalid description: expected a non-empty string");
   }
   if (const Value* t = args.Find("timeoutMs"); t && (!std::isfinite(t->as_number()) || t->as_number() <= 0)) {
@@ -69,7 +69,7 @@ SpawnSpec BashSpawn(const ToolHost& host, const runtime::ToolRunContext& run, co
 }
 
 Value StreamValue(const CollectedOutput& out) {
-  Value v = Value::MakeObject({{"text", DecodeUtf8Lossy(out.text)}, {"truncated", out.truncated}});
+  Value v = Value::MakeObject({{"text", json::DecodeUtf8Lossy(out.text)}, {"truncated", out.truncated}});
   if (out.spill_path) v.Set("spillPath", *out.spill_path);
   return v;
 }
@@ -109,7 +109,7 @@ std::string ReadDelta(Subprocess& proc, uint64_t& out_offset, uint64_t& err_offs
   StreamRead out = proc.ReadStdout(out_offset), err = proc.ReadStderr(err_offset);
   out_offset = out.next_offset;
   err_offset = err.next_offset;
-  std::string out_text = DecodeUtf8Lossy(out.text), err_text = DecodeUtf8Lossy(err.text);
+  std::string out_text = json::DecodeUtf8Lossy(out.text), err_text = json::DecodeUtf8Lossy(err.text);
   std::string delta = out_text;
   if (!err_text.empty()) {
     delta += (!out_text.empty() && out_text.back() != '\n' ? "\n[stderr]\n" : "[stderr]\n") + err_text;

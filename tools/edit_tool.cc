@@ -3,7 +3,7 @@
 #include "engine/schema/schema_spec.h"
 #include "presenters/reference_tools.h"
 #include "tools/file_ops.h"
-#include "tools/js_text.h"
+#include "engine/json/js_text.h"
 #include "tools/line_diff.h"
 
 namespace retrace::tools {
@@ -15,7 +15,7 @@ using namespace schema;
 // dsh-fs-local's detectLineEndings: CRLF when the first 4096 UTF-16 units
 // hold more CRLF than bare LF line ends.
 bool UsesCrlf(std::string_view raw) {
-  const std::string sample = Utf16Prefix(raw, 4096);
+  const std::string sample = json::Utf16Prefix(raw, 4096);
   size_t crlf = 0, lf = 0;
   for (size_t i = 0; i < sample.size(); ++i) {
     if (sample[i] != '\n') continue;
@@ -90,7 +90,7 @@ Result<runtime::ToolDefinitionPtr> EditTool(Workspace workspace) {
             const std::string& new_string = args.Find("new_string")->as_string();
             const Value* all = args.Find("replace_all");
             const bool replace_all = all && all->as_bool();
-            if (IsJsBlank(path)) throw std::runtime_error("file_path must be a non-empty string");
+            if (json::IsJsBlank(path)) throw std::runtime_error("file_path must be a non-empty string");
             if (old_string.empty()) throw std::runtime_error("old_string must be a non-empty string");
             if (old_string == new_string) throw std::runtime_error("old_string and new_string must differ");
             CheckEscalationArgs(args);
@@ -102,7 +102,7 @@ Result<runtime::ToolDefinitionPtr> EditTool(Workspace workspace) {
             std::optional<std::string> bytes = ReadBytes(target.real);
             if (!bytes) throw FsError("cannot edit \"" + dp + "\": cannot be read", "FS_IO");
             if (bytes->find('\0') != std::string::npos) throw FsError("cannot edit \"" + dp + "\": binary file", "FS_NOT_TEXT");
-            std::optional<std::string> raw = DecodeUtf8Strict(std::move(*bytes));
+            std::optional<std::string> raw = json::DecodeUtf8Strict(std::move(*bytes));
             if (!raw) throw FsError("cannot edit \"" + dp + "\": invalid UTF-8 text", "FS_NOT_TEXT");
             const std::string before = NormalizeLineEndings(*raw);
             const std::string old_norm = NormalizeLineEndings(old_string), new_norm = NormalizeLineEndings(new_string);

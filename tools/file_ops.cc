@@ -11,7 +11,7 @@
 #include <random>
 #include <sstream>
 
-#include "tools/js_text.h"
+#include "engine/json/js_text.h"
 #include "tools/workspace.h"
 
 namespace retrace::tools {
@@ -77,7 +77,7 @@ void CheckEscalationArgs(const json::Value& args, std::string_view confiner) {
   if (justification && !permissions) {
     throw std::runtime_error("invalid escalation: justification is only valid together with sandbox_permissions");
   }
-  if (justification && justification->is_string() && IsJsBlank(justification->as_string())) {
+  if (justification && justification->is_string() && json::IsJsBlank(justification->as_string())) {
     throw std::runtime_error("invalid justification: expected a non-empty sentence");
   }
   if (permissions && justification) {

@@ -3,7 +3,7 @@
 #include "engine/json/writer.h"
 #include "engine/schema/schema_spec.h"
 #include "presenters/reference_tools.h"
-#include "tools/js_text.h"
+#include "engine/json/js_text.h"
 #include "tools/tool_host.h"
 
 namespace retrace::tools {
@@ -156,7 +156,7 @@ std::string CompletionNotice(const JobSnapshot& job) {
 Value CompletionNoticeSource(const JobSnapshot& job) {
   // dsh-llm's boundContextSummary: at most 120 UTF-16 units, else 119 and an ellipsis.
   std::string summary = job.kind + " " + job.label + " " + job.StatusLine();
-  if (Utf16Prefix(summary, 120) != summary) summary = Utf16Prefix(summary, 119) + "…";
+  if (json::Utf16Prefix(summary, 120) != summary) summary = json::Utf16Prefix(summary, 119) + "…";
   return Value::MakeObject({{"kind", "plugin"}, {"plugin", "tool-jobs"}, {"form", "notice"}, {"summary", summary}});
 }
 

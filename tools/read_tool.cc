@@ -8,7 +8,7 @@
 #include "engine/schema/schema_spec.h"
 #include "presenters/reference_tools.h"
 #include "tools/file_ops.h"
-#include "tools/js_text.h"
+#include "engine/json/js_text.h"
 
 namespace retrace::tools {
 namespace {
@@ -30,12 +30,12 @@ Window BuildWindow(std::string_view text, double offset, double limit, const Rea
   size_t used_bytes = 0;
   auto consume = [&](std::string line) {
     // The line buffer keeps max_line_length + 1 units, then loses one trailing \r.
-    line = Utf16Prefix(line, caps.max_line_length + 1);
+    line = json::Utf16Prefix(line, caps.max_line_length + 1);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     w.total += 1;
     if (w.truncated_by_bytes || w.total < offset || static_cast<double>(w.lines.size()) >= limit) return;
     if (json::Utf16Length(line) > caps.max_line_length) {
-      line = Utf16Prefix(line, caps.max_line_length) + "... (line truncated to " + std::to_string(caps.max_line_length) +
+      line = json::Utf16Prefix(line, caps.max_line_length) + "... (line truncated to " + std::to_string(caps.max_line_length) +
              " chars)";
     }
     const size_t bytes = line.size() + (w.lines.empty() ? 0 : 1);
@@ -67,7 +67,7 @@ struct ReadArgs {
 ReadArgs ParseReadArgs(const Value& args, double max_limit) {
   ReadArgs a;
   a.path = args.Find("file_path")->as_string();
-  if (IsJsBlank(a.path)) {
+  if (json::IsJsBlank(a.path)) {
     throw std::runtime_error("file_path must be a non-empty string");
   }
   auto positive = [](const Value* v, const char* name) {
@@ -168,7 +168,7 @@ Result<runtime::ToolDefinitionPtr> ReadTool(Workspace workspace, ReadCaps caps) 
             }
             std::optional<std::string> bytes = ReadBytes(target.real);
             if (!bytes) throw FsError("cannot read \"" + target.display + "\": I/O error", "FS_IO");
-            std::optional<std::string> text = DecodeUtf8Strict(std::move(*bytes));
+            std::optional<std::string> text = json::DecodeUtf8Strict(std::move(*bytes));
             if (!text) throw FsError("cannot read \"" + target.display + "\": invalid UTF-8 text", "FS_NOT_TEXT");
             Window w = BuildWindow(*text, a.offset, a.limit, caps);
             if (!w.truncated_by_bytes && a.offset > w.total && !(w.total == 0 && a.offset == 1)) {

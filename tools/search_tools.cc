@@ -8,7 +8,7 @@
 #include "engine/runtime/tool_error.h"
 #include "engine/schema/schema_spec.h"
 #include "presenters/reference_tools.h"
-#include "tools/js_text.h"
+#include "engine/json/js_text.h"
 #include "tools/spill_store.h"
 #include "tools/subprocess.h"
 
@@ -71,7 +71,7 @@ RipgrepRun RunRipgrep(const ToolHost& host, const runtime::ToolRunContext& run, 
   }
   if (*outcome.exit_code != 0 && *outcome.exit_code != 1) {
     const CollectedOutput err = proc->FinalStderr();
-    std::string stderr_text = DecodeUtf8Lossy(err.text);
+    std::string stderr_text = json::DecodeUtf8Lossy(err.text);
     const size_t first = stderr_text.find_first_not_of(" \t\r\n"), last = stderr_text.find_last_not_of(" \t\r\n");
     stderr_text = first == std::string::npos ? "" : stderr_text.substr(first, last - first + 1);
     if (!stderr_text.empty() && err.truncated) stderr_text += " [stderr truncated]";
@@ -90,7 +90,7 @@ RipgrepRun RunRipgrep(const ToolHost& host, const runtime::ToolRunContext& run, 
                           "-byte cap; narrow pattern, path, or include and retry",
                       "SEARCH_RAW_OUTPUT_OVERFLOW");
   }
-  return {DecodeUtf8Lossy(out.text), *outcome.exit_code == 1};
+  return {json::DecodeUtf8Lossy(out.text), *outcome.exit_code == 1};
 }
 
 // dsh's toWorkdirRelative: an absolute path inside the workspace becomes
@@ -142,7 +142,7 @@ Value CapMetaBytes(Value meta, const char* list_key) {
 }
 
 void CheckPath(const Value& args) {
-  if (const Value* p = args.Find("path"); p && IsJsBlank(p->as_string())) {
+  if (const Value* p = args.Find("path"); p && json::IsJsBlank(p->as_string())) {
     throw std::runtime_error("path must be a non-empty string when given");
   }
 }
@@ -258,7 +258,7 @@ Value GlobMeta(const Value& v) {
 Value RunGlob(const ToolHost& host, runtime::ToolRunContext& run) {
   const Value& args = run.arguments();
   const std::string& pattern = args.Find("pattern")->as_string();
-  if (IsJsBlank(pattern)) throw std::runtime_error("pattern must be a non-empty string");
+  if (json::IsJsBlank(pattern)) throw std::runtime_error("pattern must be a non-empty string");
   CheckPath(args);
   std::vector<std::string> argv = {"--files", "--glob=" + pattern, "--sort=modified", "--no-ignore", "--hidden"};
   for (const char* dir : kVcsDirs) {
@@ -400,7 +400,7 @@ Value GrepMeta(const Value& v) {
 }
 
 void CheckInclude(const std::string& include) {
-  if (IsJsBlank(include)) throw std::runtime_error("include must be a non-empty glob when given");
+  if (json::IsJsBlank(include)) throw std::runtime_error("include must be a non-empty glob when given");
   if (include[0] == '!') {
     throw std::runtime_error("include must be a positive glob filter; negated patterns (\"!…\") are not supported");
   }

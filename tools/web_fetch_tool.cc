@@ -18,7 +18,7 @@
 #include "engine/schema/schema_spec.h"
 #include "presenters/reference_tools.h"
 #include "tools/html_text.h"
-#include "tools/js_text.h"
+#include "engine/json/js_text.h"
 
 namespace retrace::tools {
 namespace {
@@ -222,7 +222,7 @@ Value Fetch(const std::string& url, const runtime::Signal& signal, const WebFetc
     return Value::MakeObject({{"url", f.url},
                               {"statusCode", f.status},
                               {"body", Value::MakeObject({{"kind", html ? "html" : "text"},
-                                                          {"content", DecodeUtf8Lossy(f.body)}})},
+                                                          {"content", json::DecodeUtf8Lossy(f.body)}})},
                               {"truncated", f.truncated}});
   }
 }
@@ -234,17 +234,17 @@ FetchOutput ComputeFetchOutput(const Value& v, size_t cap) {
                              json::FormatNumber(v.Find("statusCode")->as_number()) + ")\n\n";
   const Value& body = *v.Find("body");
   const std::string& content = body.Find("content")->as_string();
-  const std::string src = Utf16Prefix(content, cap);
+  const std::string src = json::Utf16Prefix(content, cap);
   const bool src_cut = src.size() != content.size();
   const std::string rendered = body.Find("kind")->as_string() == "html" ? HtmlToMarkdown(src) : src;
   const std::string prefix = header + rendered;
-  const size_t prefix_len = Utf16Length(prefix);
+  const size_t prefix_len = json::Utf16Length(prefix);
   const bool truncated = v.Find("truncated")->as_bool() || src_cut || prefix_len > cap;
   const std::string full = truncated ? prefix + kFoot : prefix;
-  const size_t foot_len = Utf16Length(kFoot);  // 78
-  if (Utf16Length(full) <= cap) return {full, truncated};
-  if (cap < foot_len) return {Utf16Prefix(full, cap), truncated};
-  return {Utf16Prefix(prefix, cap - foot_len) + kFoot, truncated};
+  const size_t foot_len = json::Utf16Length(kFoot);  // 78
+  if (json::Utf16Length(full) <= cap) return {full, truncated};
+  if (cap < foot_len) return {json::Utf16Prefix(full, cap), truncated};
+  return {json::Utf16Prefix(prefix, cap - foot_len) + kFoot, truncated};
 }
 
 Result<runtime::ToolDefinitionPtr> WebFetchTool(WebFetchOptions options) {
@@ -269,7 +269,7 @@ Result<runtime::ToolDefinitionPtr> WebFetchTool(WebFetchOptions options) {
       .execute =
           [options = std::move(options)](runtime::ToolRunContext& run) {
             const std::string& url = run.arguments().Find("url")->as_string();
-            if (IsJsBlank(url)) throw std::runtime_error("url must be a non-empty string");
+            if (json::IsJsBlank(url)) throw std::runtime_error("url must be a non-empty string");
             return Fetch(url, run.signal(), options);
           },
       .timeout_ms = kFetchTimeoutMs,

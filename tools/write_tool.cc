@@ -3,7 +3,7 @@
 #include "engine/schema/schema_spec.h"
 #include "presenters/reference_tools.h"
 #include "tools/file_ops.h"
-#include "tools/js_text.h"
+#include "engine/json/js_text.h"
 #include "tools/line_diff.h"
 
 namespace retrace::tools {
@@ -22,7 +22,7 @@ Value DiffBasis(const std::string& real_path) {
   if (!info || !info->regular || info->size >= kDiffBasisMaxBytes) return Value();
   std::optional<std::string> bytes = ReadBytes(real_path);
   if (!bytes || bytes->find('\0') != std::string::npos) return Value();
-  std::optional<std::string> text = DecodeUtf8Strict(std::move(*bytes));
+  std::optional<std::string> text = json::DecodeUtf8Strict(std::move(*bytes));
   return text ? Value(NormalizeLineEndings(*text)) : Value();
 }
 
@@ -58,7 +58,7 @@ Result<runtime::ToolDefinitionPtr> WriteTool(Workspace workspace) {
             const Value& args = run.arguments();
             const std::string& path = args.Find("file_path")->as_string();
             const std::string& content = args.Find("content")->as_string();
-            if (IsJsBlank(path)) throw std::runtime_error("file_path must be a non-empty string");
+            if (json::IsJsBlank(path)) throw std::runtime_error("file_path must be a non-empty string");
             CheckEscalationArgs(args);
             const ResolvedPath target = workspace.Resolve(path, "write");
             std::optional<FileInfo> existing = Probe(target.real);

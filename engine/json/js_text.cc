@@ -1,39 +1,55 @@
-#include "tools/js_text.h"
-
-#include <cstdint>
+#include "engine/json/js_text.h"
 
 #include "engine/json/utf8.h"
 
-namespace retrace::tools {
-namespace {
+namespace retrace::json {
 
-size_t SequenceLength(unsigned char lead) { return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4; }
+std::pair<uint32_t, size_t> CodePointAt(std::string_view s, size_t i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  const size_t len = b < 0x80 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+  if (i + len > s.size()) return {b, 1};
+  uint32_t cp = len == 1 ? b : len == 2 ? b & 0x1F : len == 3 ? b & 0x0F : b & 0x07;
+  for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  return {cp, len};
+}
 
-uint32_t DecodeAt(std::string_view s, size_t i, size_t len) {
-  const auto b = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(s[i + k])); };
-  switch (len) {
-    case 1: return b(0);
-    case 2: return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
-    case 3: return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-    default: return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+int64_t CodePointLength(std::string_view text) {
+  int64_t n = 0;
+  for (size_t i = 0; i < text.size(); i += CodePointAt(text, i).second) ++n;
+  return n;
+}
+
+bool IsJsSpace(uint32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
+         c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000 || c == 0xFEFF;
+}
+
+std::string_view JsTrim(std::string_view s) {
+  size_t begin = 0;
+  while (begin < s.size()) {
+    auto [cp, len] = CodePointAt(s, begin);
+    if (!IsJsSpace(cp)) break;
+    begin += len;
   }
+  size_t end = s.size();
+  while (end > begin) {
+    size_t start = end - 1;  // back up to the lead byte of the last code point
+    while (start > begin && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80 && end - start < 4) --start;
+    auto [cp, len] = CodePointAt(s, start);
+    if (start + len != end || !IsJsSpace(cp)) break;
+    end = start;
+  }
+  return s.substr(begin, end - begin);
 }
-
-bool IsJsWhitespace(uint32_t cp) {
-  return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) ||
-         cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;
-}
-
-}  // namespace
 
 std::string Utf16Prefix(std::string_view s, size_t units) {
   std::string out;
-  size_t used = 0, i = 0;
-  while (i < s.size() && used < units) {
-    const size_t len = std::min(SequenceLength(static_cast<unsigned char>(s[i])), s.size() - i);
+  size_t used = 0;
+  for (size_t i = 0; i < s.size() && used < units;) {
+    const auto [cp, len] = CodePointAt(s, i);
     if (len == 4) {
       if (used + 2 > units) {  // only the high surrogate fits
-        json::AppendCodePoint(out, 0xD800 + ((DecodeAt(s, i, 4) - 0x10000) >> 10));
+        AppendCodePoint(out, 0xD800 + ((cp - 0x10000) >> 10));
         return out;
       }
       used += 2;
@@ -49,21 +65,14 @@ std::string Utf16Prefix(std::string_view s, size_t units) {
 size_t Utf16Length(std::string_view s) {
   size_t units = 0;
   for (size_t i = 0; i < s.size();) {
-    const size_t len = std::min(SequenceLength(static_cast<unsigned char>(s[i])), s.size() - i);
+    const size_t len = CodePointAt(s, i).second;
     units += len == 4 ? 2 : 1;
     i += len;
   }
   return units;
 }
 
-bool IsJsBlank(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    const size_t len = std::min(SequenceLength(static_cast<unsigned char>(s[i])), s.size() - i);
-    if (!IsJsWhitespace(DecodeAt(s, i, len))) return false;
-    i += len;
-  }
-  return true;
-}
+bool IsJsBlank(std::string_view s) { return JsTrim(s).empty(); }
 
 std::optional<std::string> DecodeUtf8Strict(std::string bytes) {
   if (bytes.rfind("\xEF\xBB\xBF", 0) == 0) bytes.erase(0, 3);
@@ -72,7 +81,7 @@ std::optional<std::string> DecodeUtf8Strict(std::string bytes) {
       ++i;
       continue;
     }
-    const size_t len = json::ValidUtf8SequenceLength(std::string_view(bytes).substr(i));
+    const size_t len = ValidUtf8SequenceLength(std::string_view(bytes).substr(i));
     if (len == 0) return std::nullopt;
     i += len;
   }
@@ -89,7 +98,7 @@ std::string DecodeUtf8Lossy(std::string_view bytes) {
       ++i;
       continue;
     }
-    if (size_t len = json::ValidUtf8SequenceLength(bytes.substr(i)); len > 0) {
+    if (size_t len = ValidUtf8SequenceLength(bytes.substr(i)); len > 0) {
       out.append(bytes.substr(i, len));
       i += len;
       continue;
@@ -116,4 +125,4 @@ std::string DecodeUtf8Lossy(std::string_view bytes) {
   return out;
 }
 
-}  // namespace retrace::tools
+}  // namespace retrace::json

@@ -41,13 +41,4 @@ void AppendCodePoint(std::string& out, uint32_t cp) {
   }
 }
 
-size_t Utf16Length(std::string_view s) {
-  size_t n = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    if ((b & 0xC0) != 0x80) n += b >= 0xF0 ? 2 : 1;
-  }
-  return n;
-}
-
 }  // namespace retrace::json

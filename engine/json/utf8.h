@@ -16,9 +16,6 @@ size_t ValidUtf8SequenceLength(std::string_view s);
 // Appends a code point (or a lone surrogate, giving WTF-8) as UTF-8 bytes.
 void AppendCodePoint(std::string& out, uint32_t cp);
 
-// Number of UTF-16 code units a WTF-8 string has in JavaScript.
-size_t Utf16Length(std::string_view wtf8);
-
 }  // namespace retrace::json
 
 #endif  // RETRACE_ENGINE_JSON_UTF8_H_

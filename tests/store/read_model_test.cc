@@ -1,4 +1,5 @@
 // The read model (audit tables, search documents), the audits and read-only queries.
+#include "engine/json/js_text.h"
 #include "store/read_model.h"
 
 #include <gmock/gmock.h>
@@ -231,7 +232,7 @@ TEST(ReadModelTest, SearchTextFollowsTheSemanticDocumentRules) {
   // Reasoning is excluded; the highlight markers and NUL are replaced.
   EXPECT_EQ(SearchText(event(R"({"type":"user/message","seq":1,"time":1,"data":{"role":"user","id":"m","content":[{"type":"reasoning","text":"hidden"},{"type":"text","text":"a\u0000b\ufdd0c\u3000"}]}})")),
             "a\xEF\xBF\xBD" "b\xEF\xBF\xBD" "c");
-  EXPECT_EQ(CodePointLength("a\xEF\xBF\xBD" "b"), 3);
+  EXPECT_EQ(json::CodePointLength("a\xEF\xBF\xBD" "b"), 3);
 }
 
 TEST(ReadOnlyQueryTest, EveryKindOfWriteIsRefusedByName) {

@@ -1,8 +1,8 @@
 #include "engine/log/message_shape.h"
 
-#include "engine/log/event_types.h"
-
 #include <string>
+
+#include "engine/log/event_types.h"
 
 namespace retrace::log {
 namespace {

@@ -1,9 +1,9 @@
 #include "engine/log/turn_closers.h"
 
-#include "engine/log/event_types.h"
-
 #include <optional>
 #include <string>
+
+#include "engine/log/event_types.h"
 
 namespace retrace::log {
 namespace {

@@ -26,8 +26,8 @@ TEST_P(FixtureRoundTripTest, EveryCompleteLineReserializesIdentically) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllRawFixtures, FixtureRoundTripTest, ::testing::ValuesIn(testing::RawFixtures()),
-                         [](const auto& info) {
-                           std::string n = info.param;
+                         [](const auto& test_param) {
+                           std::string n = test_param.param;
                            for (char& c : n)
                              if (!isalnum(static_cast<unsigned char>(c))) c = '_';
                            return n;

@@ -57,8 +57,8 @@ TEST_P(RoundTripTest, ImportThenExportIsByteIdentical) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllRawFixtures, RoundTripTest, ::testing::ValuesIn(retrace::testing::RawFixtures()),
-                         [](const auto& info) {
-                           std::string n = info.param;
+                         [](const auto& test_param) {
+                           std::string n = test_param.param;
                            for (char& c : n)
                              if (!isalnum(static_cast<unsigned char>(c))) c = '_';
                            return n;

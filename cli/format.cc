@@ -79,8 +79,8 @@ Result<int64_t> ParseTime(const std::string& text, bool end_of_day) {
 std::string HumanBytes(uint64_t bytes) {
   char buf[32];
   if (bytes < 1024) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-  else if (bytes < (1u << 20)) std::snprintf(buf, sizeof buf, "%.1f KB", bytes / 1024.0);
-  else std::snprintf(buf, sizeof buf, "%.1f MB", bytes / 1048576.0);
+  else if (bytes < (1u << 20)) std::snprintf(buf, sizeof buf, "%.1f KB", static_cast<double>(bytes) / 1024.0);
+  else std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / 1048576.0);
   return buf;
 }
 

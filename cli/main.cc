@@ -4,7 +4,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 
 #include "cli/command.h"
@@ -73,4 +75,15 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace retrace::cli
 
-int main(int argc, char** argv) { return retrace::cli::Main(argc, argv); }
+int main(int argc, char** argv) {
+  // Every failure a command knows of is a Status with its exit code; anything
+  // else that escapes (bad_alloc, a bug) is reported the same way, not aborted on.
+  try {
+    return retrace::cli::Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "retrace: unexpected error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "retrace: unexpected error\n");
+  }
+  return retrace::cli::kExitFailure;
+}

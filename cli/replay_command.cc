@@ -37,7 +37,7 @@ struct Args {
 constexpr uint64_t kMinPieceBytes = uint64_t{1} << 20;
 constexpr uint64_t kMaxPiecedLog = uint64_t{64} << 20;
 constexpr int64_t kMinPieceEvents = 4096;
-constexpr int64_t kMaxPiecedEvents = 256 * 1024;
+constexpr int64_t kMaxPiecedEvents = int64_t{256} * 1024;
 
 // A path to an existing file is read directly; anything else names a stored session.
 bool IsFile(const std::string& source) {

@@ -23,7 +23,7 @@ namespace asio = runtime::asio;
 using json::Value;
 
 std::string NewUuid() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  static thread_local std::mt19937_64 rng(static_cast<std::mt19937_64::result_type>(std::random_device{}()));
   uint64_t hi = rng(), lo = rng();
   hi = (hi & 0xffffffffffff0fffULL) | 0x4000ULL;
   lo = (lo & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;
@@ -45,7 +45,7 @@ std::vector<std::string> ProcessEnvironment() {
 // A private (0700) per-user directory under the system temp dir.
 std::string DefaultSpillDir() {
   std::error_code ec;
-  const std::string dir = (std::filesystem::temp_directory_path(ec) / ("retrace-spill-" + std::to_string(getuid()))).string();
+  std::string dir = (std::filesystem::temp_directory_path(ec) / ("retrace-spill-" + std::to_string(getuid()))).string();
   if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return "";
   struct stat st {};
   if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) return "";  // not ours: no spill

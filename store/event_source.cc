@@ -144,7 +144,7 @@ bool OnePerThread(size_t pieces, const std::function<bool(size_t)>& piece) {
         // An exception must not end the process from a worker: the piece just
         // stays unread (one thread, with less memory held, may yet succeed).
         try {
-          done[i] = piece(i);
+          done[i] = piece(i) ? 1 : 0;
         } catch (const std::exception&) {
         }
       });
@@ -152,7 +152,7 @@ bool OnePerThread(size_t pieces, const std::function<bool(size_t)>& piece) {
       started = false;
     }
   }
-  if (started) done[0] = piece(0);
+  if (started) done[0] = piece(0) ? 1 : 0;
   for (std::thread& t : threads) t.join();
   return std::all_of(done.begin(), done.end(), [](char d) { return d != 0; });
 }
@@ -194,6 +194,7 @@ std::vector<FilePiece> PlanFilePieces(const std::string& path, size_t max_pieces
 
 std::vector<uint64_t> PieceSizes(const std::vector<FilePiece>& pieces) {
   std::vector<uint64_t> sizes;
+  sizes.reserve(pieces.size());
   for (const FilePiece& p : pieces) sizes.push_back(p.end - p.begin);
   return sizes;
 }

@@ -38,7 +38,7 @@ Status JsonlReader::ReadHeader() {
   std::string_view text = first->has_value() ? **first : std::string_view(source_->partial_tail());
   auto header = log::ParseHeaderLine(text);
   if (!header.ok()) {
-    Status st = header.status();
+    const Status& st = header.status();
     if (st.code() == Status::Code::kUnsupported) return Status::Unsupported(st.message() + " (raw log: " + path_ + ")");
     return Error(1, st.message());
   }

@@ -57,7 +57,7 @@ std::string ContentText(const Value* content) {
 }
 
 std::string TurnEndText(const Value* reason) {
-  const std::string kind = Str(Get(reason, "kind"));
+  std::string kind = Str(Get(reason, "kind"));
   if (kind == "error") return JoinText({"error", Str(Get(Get(reason, "error"), "message"))});
   if (kind == "aborted" || kind == "max-tokens" || kind == "interrupted") return kind;
   return "";

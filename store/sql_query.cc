@@ -36,6 +36,7 @@ std::string Target(const char* table) {
 
 struct Refusal {
   QueryAccess access = QueryAccess::kAll;
+  const std::vector<std::string>* storage_tables = nullptr;  // kViews: sorted
   std::string what;  // set when the authorizer refused something
   // kViews: storage tables read outside any view. SQLite also reports some
   // reads that a view makes as top-level ones (a view's join under GROUP BY),
@@ -96,11 +97,19 @@ std::string StorageTableRefusal(std::string_view table) {
   return "the internal table " + std::string(table) + "; query the views of docs/AUDIT.md instead";
 }
 
-// What a user query may name: the views (v_*), SQLite's catalog, and the
-// full-text index (for MATCH).
-bool NamedTableAllowed(std::string_view table) {
-  return table.rfind("v_", 0) == 0 || table.rfind("sqlite_", 0) == 0 || table == "search_fts" ||
-         table.rfind("pragma_", 0) == 0;
+// The tables of the schema a user query may not name: every table but the
+// full-text index (for MATCH). Views, SQLite's catalog and a query's own CTEs
+// are not among them.
+Result<std::vector<std::string>> StorageTables(Db& db) {
+  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db,
+      "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'search_fts'"
+      " ORDER BY name"));
+  std::vector<std::string> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) return out;
+    out.emplace_back(st.Text(0));
+  }
 }
 
 
@@ -112,7 +121,8 @@ int Authorize(void* data, int action, const char* a, const char* b, const char*,
   };
   switch (action) {
     case SQLITE_READ:
-      if (refusal->access == QueryAccess::kViews && view == nullptr && !NamedTableAllowed(Arg(a))) {
+      if (refusal->access == QueryAccess::kViews && view == nullptr &&
+          std::binary_search(refusal->storage_tables->begin(), refusal->storage_tables->end(), std::string(Arg(a)))) {
         refusal->read_directly.emplace_back(Arg(a));
       }
       return SQLITE_OK;
@@ -181,7 +191,8 @@ Result<ReadOnlyDb> ReadOnlyDb::Open(const std::string& path) {
   // otherwise pass through the authorizer of the first query that uses it.
   RETURN_IF_ERROR(db.Exec("SELECT 1 FROM search_fts LIMIT 0"));
   RETURN_IF_ERROR(RegisterMatchCount(db));
-  return ReadOnlyDb(std::move(db));
+  ASSIGN_OR_RETURN(std::vector<std::string> storage, StorageTables(db));
+  return ReadOnlyDb(std::move(db), std::move(storage));
 }
 
 Result<QueryTable> ReadOnlyDb::Run(std::string_view sql, std::span<const SqlValue> params,
@@ -189,6 +200,7 @@ Result<QueryTable> ReadOnlyDb::Run(std::string_view sql, std::span<const SqlValu
   sqlite3* raw = db_.get();
   Refusal refusal;
   refusal.access = access;
+  refusal.storage_tables = &storage_tables_;
   sqlite3_set_authorizer(raw, Authorize, &refusal);
   sqlite3_stmt* st = nullptr;
   const char* tail = nullptr;

@@ -50,8 +50,11 @@ class ReadOnlyDb {
   Db& db() { return db_; }
 
  private:
-  explicit ReadOnlyDb(Db db) : db_(std::move(db)) {}
+  ReadOnlyDb(Db db, std::vector<std::string> storage_tables)
+      : db_(std::move(db)), storage_tables_(std::move(storage_tables)) {}
   Db db_;
+  // The tables a kViews query may not name (all but the FTS index), sorted.
+  std::vector<std::string> storage_tables_;
 };
 
 }  // namespace retrace::store

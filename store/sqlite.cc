@@ -26,11 +26,7 @@ Status Db::Error(std::string_view what) const {
     case SQLITE_LOCKED: return Status::Busy(msg);
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB: return Status::Corruption(msg);
-    case SQLITE_FULL:
-    case SQLITE_IOERR:
-    case SQLITE_CANTOPEN:
-    case SQLITE_READONLY: return Status::IoError(msg);
-    default: return Status::IoError(msg);
+    default: return Status::IoError(msg);  // SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY, ...
   }
 }
 

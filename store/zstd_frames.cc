@@ -72,7 +72,7 @@ Result<ZstdFrameSpan> ScanZstdFrame(std::string_view b, uint64_t offset) {
     const uint32_t bh = static_cast<unsigned char>(b[pos]) | static_cast<unsigned char>(b[pos + 1]) << 8 |
                         static_cast<unsigned char>(b[pos + 2]) << 16;
     const bool last = bh & 1;
-    const int type = (bh >> 1) & 3;
+    const auto type = static_cast<int>((bh >> 1) & 3);
     const size_t size = bh >> 3;
     if (type == 3) return Corrupt(offset, "reserved block type");
     pos += 3 + (type == 1 ? 1 : size);  // an RLE block stores one byte

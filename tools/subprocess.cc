@@ -41,12 +41,14 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& base,
   }
   for (const auto& [k, v] : extra) env[k] = v;
   std::vector<std::string> out;
+  out.reserve(env.size());
   for (const auto& [k, v] : env) out.push_back(k + "=" + v);
   return out;
 }
 
 std::vector<char*> CStrings(std::vector<std::string>& strings) {
   std::vector<char*> out;
+  out.reserve(strings.size() + 1);
   for (std::string& s : strings) out.push_back(s.data());
   out.push_back(nullptr);
   return out;

@@ -30,7 +30,7 @@ namespace http = beast::http;
 namespace net = boost::asio;
 
 constexpr double kFetchTimeoutMs = 30000;
-constexpr size_t kMaxBodyBytes = 5 * 1024 * 1024;
+constexpr size_t kMaxBodyBytes = size_t{5} * 1024 * 1024;
 constexpr int kMaxRedirects = 5;
 constexpr const char* kFoot = "\n\n(Content truncated. Fetch a more specific URL or section for the full text.)";
 

@@ -13,7 +13,7 @@ using json::Value;
 using namespace schema;
 
 // dsh-fs-local's diff basis: files at or above this size get no before-text.
-constexpr uint64_t kDiffBasisMaxBytes = 10 * 1024 * 1024;
+constexpr uint64_t kDiffBasisMaxBytes = uint64_t{10} * 1024 * 1024;
 
 // readTextForDiff: the current text, LF-normalized, or null when it is too
 // big, binary (a NUL byte) or not UTF-8.

@@ -14,6 +14,7 @@ void ReserveLarge(std::string& s, size_t bytes) {
   const uintptr_t from = (begin + kHuge - 1) & ~(kHuge - 1), to = end & ~(kHuge - 1);
   // Only whole huge pages inside the buffer: the advice never reaches memory
   // the buffer does not own. A failure (no THP support) changes nothing.
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): the page-aligned address is computed, as madvise needs
   if (to > from) (void)madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
 }
 

@@ -92,10 +92,13 @@ class [[nodiscard]] Result {
     ::retrace::Status _st = (expr);              \
     if (!_st.ok()) return _st;                   \
   } while (0)
+// `tmp` is a name and `lhs` a declaration or an lvalue: neither can be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                          \
   if (!tmp.ok()) return tmp.status();         \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)
 #define ASSIGN_OR_RETURN(lhs, expr) \
   ASSIGN_OR_RETURN_IMPL(RETRACE_CONCAT(_res_, __LINE__), lhs, expr)
 

@@ -342,6 +342,11 @@ TEST_F(CliTest, AuditsQueriesAndSearchOverARecordedSessionAndFixtures) {
   EXPECT_EQ(storage.code, 2);
   EXPECT_THAT(storage.out, HasSubstr("query the view v_tool_calls instead"));
   EXPECT_THAT(Retrace("query \"SELECT DISTINCT session_id FROM v_tool_calls\"").out, HasSubstr("c06-errors-policy"));
+  // A runaway query is interrupted at its time limit: exit code 7, not a plain failure.
+  Outcome slow = Retrace("query \"WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r\""
+                         " --timeout 1");
+  EXPECT_EQ(slow.code, 7);
+  EXPECT_THAT(slow.out, HasSubstr("ran past its time limit"));
 
   // The demo's appends are searchable at once: the search catches the index up first.
   Outcome found = Retrace("search \"lockfiles are written\" --json");

@@ -264,6 +264,7 @@ TEST(ReadOnlyQueryTest, EveryKindOfWriteIsRefusedByName) {
            {"SELECT * FROM tool_calls", "the storage table tool_calls (its keys are internal); query the view v_tool_calls"},
            {"SELECT e.json FROM v_sessions s JOIN events e ON 1", "query the view v_events"},
            {"SELECT * FROM search_progress", "the internal table search_progress"},
+           {"SELECT * FROM search_fts_data", "the internal table search_fts_data"},
            {"SELECT e.seq FROM v_sessions, \"Events\" e", "query the view v_events"},
            {"SELECT x.seq FROM (SELECT seq FROM events) x", "query the view v_events"}}) {
     auto t = db->Run(sql, {}, {}, QueryAccess::kViews);
@@ -274,6 +275,7 @@ TEST(ReadOnlyQueryTest, EveryKindOfWriteIsRefusedByName) {
   for (const char* sql : {"SELECT session_id, tool_name FROM v_tool_calls", "SELECT name FROM sqlite_schema",
                           "SELECT outcome, COUNT(*) AS n FROM v_tool_calls GROUP BY 1",
                           "SELECT count(*) AS sessions FROM v_sessions", "SELECT 'FROM events' AS x FROM v_events",
+                          "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r WHERE x < 3) SELECT x FROM r",
                           "SELECT rowid FROM search_fts WHERE search_fts MATCH 'x'", "PRAGMA table_info(v_events)"}) {
     auto t = db->Run(sql, {}, {}, QueryAccess::kViews);
     EXPECT_TRUE(t.ok()) << sql << ": " << t.status().message();

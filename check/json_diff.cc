@@ -32,8 +32,9 @@ std::optional<JsonDifference> Diff(const Value& a, const Value& b, const std::st
   if (a.is_array()) {
     const auto& x = a.as_array();
     const auto& y = b.as_array();
-    for (size_t i = 0; i < x.size() && i < y.size(); ++i)
+    for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
       if (auto d = Diff(x[i], y[i], path + "/" + std::to_string(i))) return d;
+    }
     if (x.size() != y.size()) {
       const size_t i = std::min(x.size(), y.size());
       return JsonDifference{path + "/" + std::to_string(i), i < x.size() ? Shown(x[i]) : "(absent)",

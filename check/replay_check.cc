@@ -41,9 +41,11 @@ struct Source {
 // The file name without its log extension, or nullopt when it is not a log's.
 std::optional<std::string> LogStem(const fs::path& p) {
   const std::string name = p.filename().string();
-  for (std::string_view ext : {std::string_view(".jsonl"), std::string_view(".jsonl.zstd")})
-    if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0)
+  for (std::string_view ext : {std::string_view(".jsonl"), std::string_view(".jsonl.zstd")}) {
+    if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0) {
       return name.substr(0, name.size() - ext.size());
+    }
+  }
   return std::nullopt;
 }
 
@@ -64,8 +66,9 @@ Status AddSources(const std::string& input, std::vector<Source>& out) {
   std::error_code ec;
   if (fs::is_directory(input, ec)) {
     std::vector<std::string> logs;
-    for (auto it = fs::recursive_directory_iterator(input, ec); !ec && it != fs::recursive_directory_iterator(); ++it)
+    for (auto it = fs::recursive_directory_iterator(input, ec); !ec && it != fs::recursive_directory_iterator(); ++it) {
       if (it->is_regular_file() && LogStem(it->path())) logs.push_back(it->path().string());
+    }
     std::sort(logs.begin(), logs.end());
     for (const std::string& log : logs) out.push_back(FileSource(log));
     return Status::Ok();
@@ -303,8 +306,9 @@ SessionCheck CheckSession(const Source& source, const CheckOptions& o, const pre
   if (!first.ok()) return unreadable(first.status().message());
   out.session_id = first->session_id;
   out.calls = static_cast<int64_t>(first->diagnostics.size());
-  for (const std::string& u : first->unknown)
+  for (const std::string& u : first->unknown) {
     unreadable("unknown event type " + u + " is not marked ignorable: this build cannot replay it");
+  }
   Result<Replay> second = ReplayOnce(source, presenters, false, /*views=*/false);
   if (!second.ok()) return unreadable(second.status().message());
   if (second->text != first->text) {
@@ -329,9 +333,10 @@ SessionCheck CheckSession(const Source& source, const CheckOptions& o, const pre
     return out;
   }
   const std::string path = GoldenPath(*o.golden_dir, source, out.session_id);
-  if (!claimed.emplace(path, source.label).second)
+  if (!claimed.emplace(path, source.label).second) {
     return unreadable("its reference " + path + " is also " + claimed[path] +
                       "'s: a golden directory holds one card document per log file name or stored session id");
+  }
   if (o.update_golden) {
     std::error_code ec;
     fs::create_directories(*o.golden_dir, ec);
@@ -344,8 +349,9 @@ SessionCheck CheckSession(const Source& source, const CheckOptions& o, const pre
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    for (const auto& d : first->diagnostics)
+    for (const auto& d : first->diagnostics) {
       out.findings.push_back(About(Finding::kExtra, d, "no reference for this session (" + path + ")"));
+    }
     return out;
   }
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -390,15 +396,18 @@ int64_t CheckReport::calls() const {
 
 int64_t CheckReport::Count(bool (*which)(Finding)) const {
   int64_t n = 0;
-  for (const auto& s : sessions)
+  for (const auto& s : sessions) {
     for (const auto& f : s.findings) n += which(f.finding);
+  }
   return n;
 }
 
 bool CheckReport::Clean(bool strict) const {
-  for (const auto& s : sessions)
-    for (const auto& f : s.findings)
+  for (const auto& s : sessions) {
+    for (const auto& f : s.findings) {
       if (strict || !IsWarning(f.finding)) return false;
+    }
+  }
   return true;
 }
 
@@ -447,8 +456,9 @@ Result<std::vector<std::string>> CompareStoreCards(const std::string& before, co
                               " became " + d->actual);
       }
     }
-    for (const auto& [id, card] : is)
+    for (const auto& [id, card] : is) {
       if (!was.count(id)) differences.push_back("session " + r.session_id + ": call " + id + " has a new card");
+    }
     if (differences.empty()) differences.push_back("session " + r.session_id + ": the card documents differ");
   }
   return differences;
@@ -512,9 +522,11 @@ std::string ReportText(const CheckReport& r, bool strict) {
   }
   const int64_t hard = r.Count(IsHardFailure), warnings = r.Count(IsWarning);
   int64_t divergences = 0;
-  for (const auto& s : r.sessions)
-    for (const auto& f : s.findings)
+  for (const auto& s : r.sessions) {
+    for (const auto& f : s.findings) {
       divergences += f.finding == Finding::kMissing || f.finding == Finding::kExtra || f.finding == Finding::kDiffers;
+    }
+  }
   out += "checked " + std::to_string(r.sessions.size()) + " sessions, " + std::to_string(r.calls()) + " calls: " +
          std::to_string(hard) + " hard failures, " + std::to_string(divergences) + " divergences, " +
          std::to_string(warnings) + (strict ? " fallbacks (errors with --strict)" : " warnings") + " — " +

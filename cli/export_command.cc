@@ -16,10 +16,12 @@ struct Args {
 };
 
 int Run(const Context& ctx, const Args& a) {
-  if (!a.output.empty() && !a.dsh_root.empty())
+  if (!a.output.empty() && !a.dsh_root.empty()) {
     return ctx.Fail(Status::InvalidArgument("use either -o or --dsh-root, not both"));
-  if (a.zstd && a.output.empty() && a.dsh_root.empty() && isatty(fileno(ctx.out)))
+  }
+  if (a.zstd && a.output.empty() && a.dsh_root.empty() && isatty(fileno(ctx.out))) {
     return ctx.Fail(Status::InvalidArgument("refusing to write zstd bytes to a terminal; use -o FILE"));
+  }
   auto store = ctx.OpenStore(false, /*create=*/false);
   if (!store.ok()) return ctx.Fail(store.status());
   if (!a.dsh_root.empty()) {

@@ -39,8 +39,9 @@ std::string AlignedTable(const std::vector<std::vector<std::string>>& rows) {
 }
 
 Result<int64_t> ParseTime(const std::string& text, bool end_of_day) {
-  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos && text.size() <= 16)
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos && text.size() <= 16) {
     return static_cast<int64_t>(std::stoll(text));
+  }
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, ms = 0, used = 0;
   const int n = std::sscanf(text.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &used);
   if (n < 3 || mo < 1 || mo > 12 || d < 1 || d > 31) {
@@ -78,9 +79,13 @@ Result<int64_t> ParseTime(const std::string& text, bool end_of_day) {
 
 std::string HumanBytes(uint64_t bytes) {
   char buf[32];
-  if (bytes < 1024) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-  else if (bytes < (1u << 20)) std::snprintf(buf, sizeof buf, "%.1f KB", static_cast<double>(bytes) / 1024.0);
-  else std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / 1048576.0);
+  if (bytes < 1024) {
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+  } else if (bytes < (1u << 20)) {
+    std::snprintf(buf, sizeof buf, "%.1f KB", static_cast<double>(bytes) / 1024.0);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / 1048576.0);
+  }
   return buf;
 }
 

@@ -30,8 +30,9 @@ Result<std::vector<std::string>> CollectFiles(const std::vector<std::string>& in
       continue;
     }
     std::vector<std::string> found;
-    for (const auto& entry : fs::recursive_directory_iterator(in, ec))
+    for (const auto& entry : fs::recursive_directory_iterator(in, ec)) {
       if (entry.is_regular_file() && IsLogFile(entry.path())) found.push_back(entry.path().string());
+    }
     std::sort(found.begin(), found.end());
     if (found.empty()) return Status::NotFound("no .jsonl or .jsonl.zstd files under " + in);
     files.insert(files.end(), found.begin(), found.end());
@@ -81,8 +82,9 @@ int Run(const Context& ctx, const std::vector<std::string>& inputs) {
     }
     Describe(ctx, path, *report);
   }
-  if (failures > 0 && files->size() > 1)
+  if (failures > 0 && files->size() > 1) {
     std::fprintf(ctx.err, "retrace: %d of %zu files failed to import; the database holds the others\n", failures, files->size());
+  }
   return rc;
 }
 

@@ -57,8 +57,9 @@ Result<std::string> ReadSource(const Context& ctx, const std::string& source, co
                                const store::EventSink& sink) {
   if (IsFile(source)) return store::ReadFileEvents(source, need, sink);
   std::error_code ec;
-  if (std::filesystem::is_directory(source, ec))
+  if (std::filesystem::is_directory(source, ec)) {
     return Status::InvalidArgument(source + " is a directory: replay takes one log file or a stored session id");
+  }
   if (LooksLikeAPath(source)) return Status::NotFound("no such file: " + source + " (a log to replay, or a stored session id)");
   ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, ctx.OpenStore(false, /*create=*/false));
   RETURN_IF_ERROR(store::ReadStoredEvents(*store, source, need, sink));
@@ -117,8 +118,9 @@ Status WriteCards(const Context& ctx, const Args& a, size_t drain_bytes,
   if (IsFile(a.source)) {
     ASSIGN_OR_RETURN(std::unique_ptr<store::JsonlReader> reader, store::JsonlReader::Open(a.source));
     id = reader->header().id;
-    if (std::optional<replay::CardBuilder> pieced = PiecedCards(a.source, id, a.threads))
+    if (std::optional<replay::CardBuilder> pieced = PiecedCards(a.source, id, a.threads)) {
       return WriteRest(*pieced, write);
+    }
     std::error_code ec;
     if (!drain_bytes) reserve = replay::CardsSizeHint(std::filesystem::file_size(a.source, ec));
   } else if (std::optional<replay::CardBuilder> pieced = PiecedStoredCards(ctx, a.source, a.threads)) {

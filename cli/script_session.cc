@@ -1,12 +1,13 @@
 #include "cli/script_session.h"
 
-#include <cstdlib>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <random>
+#include <utility>
 
 #include "engine/runtime/timeout_policy.h"
 #include "engine/runtime/tool_error.h"
@@ -107,7 +108,7 @@ Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<runtime
       [&]() -> asio::awaitable<void> {
         report.emplace(co_await runtime::RunScript(ops, *recorder, runtime, env, {.max_parallel = how.max_parallel, .agent = runtime::Scope::Create(header.id)}));
       },
-      [&](std::exception_ptr e) { thrown = e; });
+      [&](std::exception_ptr e) { thrown = std::move(e); });
   io.run();
   jobs->Close();  // the host's teardown: stop the jobs still running, before the recorder goes
   // RunScript reports failures as values; should one escape it as an

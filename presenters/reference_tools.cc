@@ -470,7 +470,7 @@ Value JobKillParameters() {
   });
 }
 
-PresentCallFn JobCall(std::string prefix, std::string kind) {
+PresentCallFn JobCall(const std::string& prefix, const std::string& kind) {
   return [prefix, kind](const Value& args) -> std::optional<Value> {
     const std::string id = Str(args, "job_id");
     return Card("generic").Set("title", prefix + id).Set("kind", kind).Set("rawInput", id).Build();

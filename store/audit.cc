@@ -92,8 +92,9 @@ Result<QueryTable> RunAudit(ReadOnlyDb& db, const std::string& name, const Audit
   if (f.since_ms) RETURN_IF_ERROR(add(report->time_col, "time", *f.since_ms, ">="));
   if (f.until_ms) RETURN_IF_ERROR(add(report->time_col, "time", *f.until_ms, "<="));
   if (f.outcome) {
-    if (std::find(CallOutcomes().begin(), CallOutcomes().end(), *f.outcome) == CallOutcomes().end())
+    if (std::find(CallOutcomes().begin(), CallOutcomes().end(), *f.outcome) == CallOutcomes().end()) {
       return Status::InvalidArgument("unknown outcome \"" + *f.outcome + "\"");
+    }
     RETURN_IF_ERROR(add(report->outcome_col, "outcome", *f.outcome, "="));
   }
   std::string clause;

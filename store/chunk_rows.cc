@@ -34,8 +34,9 @@ bool HasExactKeys(const Value& v, std::initializer_list<std::string_view> requir
 
 bool IsStringArray(const Value* v) {
   if (v == nullptr || !v->is_array() || v->as_array().empty()) return false;
-  for (const Value& s : v->as_array())
+  for (const Value& s : v->as_array()) {
     if (!s.is_string()) return false;
+  }
   return true;
 }
 
@@ -59,22 +60,26 @@ Result<PackedRow> ParsePackedRow(const Value& row) {
   if (!data.is_object()) return Malformed(tag, "data must be an object");
   if (tool) {
     const bool with_name = HasExactKeys(data, {"turn", "step", "index", "id", "name", "dt", "args"});
-    if (!with_name && !HasExactKeys(data, {"turn", "step", "index", "id", "dt", "args"}))
+    if (!with_name && !HasExactKeys(data, {"turn", "step", "index", "id", "dt", "args"})) {
       return Malformed(tag, "data must be exactly {turn, step, index, id, name?, dt, args}");
-    if (!data.Find("id")->is_string() || (with_name && !data.Find("name")->is_string()))
+    }
+    if (!data.Find("id")->is_string() || (with_name && !data.Find("name")->is_string())) {
       return Malformed(tag, "id (and name when present) must be strings");
+    }
   } else if (!HasExactKeys(data, {"turn", "step", "index", "dt", "texts"})) {
     return Malformed(tag, "data must be exactly {turn, step, index, dt, texts}");
   }
-  for (const char* k : {"turn", "step", "index"})
+  for (const char* k : {"turn", "step", "index"}) {
     if (!data.Find(k)->is_number()) return Malformed(tag, "turn/step/index must be numbers");
+  }
   const char* payload_key = tool ? "args" : "texts";
   const Value* payload = data.Find(payload_key);
   if (!IsStringArray(payload)) return Malformed(tag, std::string(payload_key) + " must be a non-empty string array");
   const Value* dt = data.Find("dt");
   if (!dt->is_array()) return Malformed(tag, "dt must be an array of safe integers");
-  for (const Value& gap : dt->as_array())
+  for (const Value& gap : dt->as_array()) {
     if (!gap.is_safe_integer()) return Malformed(tag, "dt must be an array of safe integers");
+  }
   const auto members = static_cast<int64_t>(payload->as_array().size());
   if (static_cast<int64_t>(dt->as_array().size()) != members - 1) {
     return Malformed(tag, "dt length " + std::to_string(dt->as_array().size()) + " does not match " +
@@ -146,8 +151,9 @@ namespace {
 std::string_view PackKind(const log::Event& e) {
   if (e.type != log::kAssistantChunk || e.ignorable || e.surface_op || e.source_event_seqs) return "";
   if (!HasExactKeys(e.data, {"turn", "step", "chunk"}) || !e.data.Find("turn")->is_number() ||
-      !e.data.Find("step")->is_number())
+      !e.data.Find("step")->is_number()) {
     return "";
+  }
   const Value& c = *e.data.Find("chunk");
   const Value* type = c.Find("type");
   if (type == nullptr || !type->is_string() || !c.Find("index") || !c.Find("index")->is_number()) return "";
@@ -165,8 +171,9 @@ std::string_view PackKind(const log::Event& e) {
 bool Continues(const log::Event& prev, const log::Event& next, std::string_view kind) {
   if (next.seq != prev.seq + 1) return false;
   if (std::abs(static_cast<double>(next.time) - static_cast<double>(prev.time)) > kMaxSafe) return false;
-  if (!(*next.data.Find("turn") == *prev.data.Find("turn")) || !(*next.data.Find("step") == *prev.data.Find("step")))
+  if (!(*next.data.Find("turn") == *prev.data.Find("turn")) || !(*next.data.Find("step") == *prev.data.Find("step"))) {
     return false;
+  }
   const Value& a = *prev.data.Find("chunk");
   const Value& b = *next.data.Find("chunk");
   if (!(*a.Find("index") == *b.Find("index"))) return false;

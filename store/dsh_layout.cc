@@ -13,9 +13,13 @@ std::vector<uint16_t> CodeUnits(std::string_view s) {
     const auto b = static_cast<unsigned char>(s[i]);
     uint32_t cp = b;
     size_t n = 1;
-    if (b >= 0xF0) cp = b & 0x07, n = 4;
-    else if (b >= 0xE0) cp = b & 0x0F, n = 3;
-    else if (b >= 0xC0) cp = b & 0x1F, n = 2;
+    if (b >= 0xF0) {
+      cp = b & 0x07, n = 4;
+    } else if (b >= 0xE0) {
+      cp = b & 0x0F, n = 3;
+    } else if (b >= 0xC0) {
+      cp = b & 0x1F, n = 2;
+    }
     for (size_t k = 1; k < n && i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
     i += n;
     if (cp >= 0x10000) {
@@ -46,8 +50,11 @@ std::string EncodeSegment(std::string_view id) {
   if (id == "..") return "~002E~002E";
   std::string out;
   for (uint16_t u : CodeUnits(id)) {
-    if (IsSafe(u)) out += static_cast<char>(u);
-    else AppendEscape(out, u);
+    if (IsSafe(u)) {
+      out += static_cast<char>(u);
+    } else {
+      AppendEscape(out, u);
+    }
   }
   return out;
 }
@@ -62,8 +69,11 @@ std::string ProjectKey(std::string_view cwd) {
       continue;
     }
     separator_run = false;
-    if (IsSafe(u)) readable += static_cast<char>(u);
-    else AppendEscape(readable, u);
+    if (IsSafe(u)) {
+      readable += static_cast<char>(u);
+    } else {
+      AppendEscape(readable, u);
+    }
   }
   const size_t start = readable.find_first_not_of('-');
   std::string key = start == std::string::npos ? "" : readable.substr(start);

@@ -18,8 +18,9 @@ Status QueryError(const char* code, const std::string& message) {
 
 Result<int64_t> Key(EventStore& store, const std::string& session_id) {
   auto key = store.SessionKey(session_id);
-  if (key.status().code() == Status::Code::kNotFound)
+  if (key.status().code() == Status::Code::kNotFound) {
     return Status::NotFound("SESSION_QUERY_SESSION_NOT_FOUND: session \"" + session_id + "\" not found");
+  }
   return key;
 }
 
@@ -74,8 +75,9 @@ Result<Value> Header(EventStore& store, const std::string& session_id) {
   ASSIGN_OR_RETURN(std::string text, store.HeaderText(session_id));
   ASSIGN_OR_RETURN(Value line, json::Parse(text));
   Value header = Value::MakeObject();
-  for (auto& [key, value] : line.as_object())
+  for (auto& [key, value] : line.as_object()) {
     if (key != "type") header.as_object().emplace_back(key, std::move(value));
+  }
   return header;
 }
 
@@ -85,8 +87,9 @@ Result<Value> ReadEventWindow(EventStore& store, const std::string& session_id, 
                               int64_t after) {
   ASSIGN_OR_RETURN(int64_t key, Key(store, session_id));
   for (int64_t w : {before, after}) {
-    if (w < 0 || w > kReadWindowMax)
+    if (w < 0 || w > kReadWindowMax) {
       return QueryError("INVALID_WINDOW", "before and after must be integers between 0 and " + std::to_string(kReadWindowMax));
+    }
   }
   ASSIGN_OR_RETURN(log::Event target, EventAt(store, key, session_id, seq));  // (checks the seq exists)
   ASSIGN_OR_RETURN(int64_t next, store.NextSeq(key));
@@ -112,8 +115,9 @@ Result<Value> TraceEvent(EventStore& store, const std::string& session_id, int64
   ASSIGN_OR_RETURN(log::Event target, EventAt(store, key, session_id, seq));
   ASSIGN_OR_RETURN(Replacements r, LoadReplacements(store, key));
   std::vector<int64_t> chain;
-  for (auto it = r.replaced_by.find(seq); it != r.replaced_by.end(); it = r.replaced_by.find(it->second))
+  for (auto it = r.replaced_by.find(seq); it != r.replaced_by.end(); it = r.replaced_by.find(it->second)) {
     chain.push_back(it->second);
+  }
   // Later events citing the target. Stream deltas cite nothing, so their rows are never read.
   std::vector<int64_t> derived;
   RETURN_IF_ERROR(store.ForEachRow(
@@ -139,8 +143,9 @@ Result<Value> TraceLineage(EventStore& store, const std::string& session_id) {
   ASSIGN_OR_RETURN(std::vector<SessionSummary> sessions, store.ListSessions());
   std::map<std::string, const SessionSummary*> by_id;
   for (const SessionSummary& s : sessions) by_id[s.id] = &s;
-  if (!by_id.count(session_id))
+  if (!by_id.count(session_id)) {
     return Status::NotFound("SESSION_QUERY_SESSION_NOT_FOUND: session \"" + session_id + "\" not found");
+  }
   // dsh's SessionRecord; a stored session is persisted and never live here.
   std::map<std::string, Value> headers;
   for (const SessionSummary& s : sessions) {
@@ -155,8 +160,9 @@ Result<Value> TraceLineage(EventStore& store, const std::string& session_id) {
   std::vector<std::string> seen = {session_id};
   const SessionSummary* root = by_id[session_id];
   for (auto parent = root->parent_session; parent;) {
-    if (std::find(seen.begin(), seen.end(), *parent) != seen.end())
+    if (std::find(seen.begin(), seen.end(), *parent) != seen.end()) {
       return QueryError("INVALID_LINEAGE", "session lineage contains a cycle at \"" + *parent + "\"");
+    }
     seen.push_back(*parent);
     auto it = by_id.find(*parent);
     if (it == by_id.end()) {
@@ -169,8 +175,9 @@ Result<Value> TraceLineage(EventStore& store, const std::string& session_id) {
   }
   // Descendants: children by creation time, then id, recursively.
   std::map<std::string, std::vector<const SessionSummary*>> children;
-  for (const SessionSummary& s : sessions)
+  for (const SessionSummary& s : sessions) {
     if (s.parent_session) children[*s.parent_session].push_back(&s);
+  }
   for (auto& [parent, list] : children) {
     std::sort(list.begin(), list.end(), [](const SessionSummary* a, const SessionSummary* b) {
       return a->created_at != b->created_at ? a->created_at < b->created_at : a->id < b->id;

@@ -40,8 +40,9 @@ Status RegisterMatchCount(Db& db) {
   sqlite3_step(st);
   sqlite3_finalize(st);
   if (api == nullptr) return Status::Unsupported("this SQLite has no FTS5");
-  if (api->xCreateFunction(api, "retrace_match_count", nullptr, MatchCount, nullptr) != SQLITE_OK)
+  if (api->xCreateFunction(api, "retrace_match_count", nullptr, MatchCount, nullptr) != SQLITE_OK) {
     return db.Error("registering retrace_match_count");
+  }
   return Status::Ok();
 }
 

@@ -36,8 +36,9 @@ Result<ImportReport> ImportJsonl(EventStore& store, const std::string& path, con
   ASSIGN_OR_RETURN(report.created, EnsureSession(store, *reader, path));
   ASSIGN_OR_RETURN(auto writer, store.OpenWriter(report.session_id));
   auto progress = [&] {
-    if (options.progress)
+    if (options.progress) {
       options.progress({reader->source().physical_read(), reader->source().physical_size(), report.events_in_file});
+    }
   };
   {
     // Two stages on two cores: read, parse and validate (Prepare) on a

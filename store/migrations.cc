@@ -71,8 +71,9 @@ Result<MigrationState> InspectSchema(Db& db, std::span<const Migration> known) {
                                "); it was written by a newer retrace — upgrade retrace to open it");
   }
   if (!state.fresh) RETURN_IF_ERROR(VerifyLedger(db, known));
-  for (const Migration& m : known)
+  for (const Migration& m : known) {
     if (m.version > state.current_version) state.pending.push_back(m);
+  }
   return state;
 }
 

@@ -44,15 +44,17 @@ void BlockTexts(const Value& block, std::vector<std::string>& out) {
     out.push_back(Str(Get(&block, "arguments")));
   } else if (type == "tool-result") {
     const Value* inner = Get(&block, "content");
-    if (inner && inner->is_array())
+    if (inner && inner->is_array()) {
       for (const Value& b : inner->as_array()) BlockTexts(b, out);
+    }
   }
 }
 
 std::string ContentText(const Value* content) {
   std::vector<std::string> parts;
-  if (content && content->is_array())
+  if (content && content->is_array()) {
     for (const Value& block : content->as_array()) BlockTexts(block, parts);
+  }
   return JoinText(parts);
 }
 

@@ -201,8 +201,9 @@ Result<int64_t> SessionWriter::RepairOpenTurn() {
     return Status::Ok();
   }));
   std::vector<log::EventRecord> closers;
-  for (log::Event& e : log::InterruptedTurnClosers(events))
+  for (log::Event& e : log::InterruptedTurnClosers(events)) {
     closers.push_back(log::MakeRecord(std::move(e), log::EnvelopeOrder::kRepairCloser));
+  }
   if (closers.empty()) return int64_t{0};
   ASSIGN_OR_RETURN(log::AppendOutcome outcome, Append(closers.front().event.seq, closers));
   (void)outcome;

@@ -19,8 +19,10 @@ const char* Arg(const char* s) { return s ? s : ""; }
 // PRAGMAs that only report. The first group takes a table or index name; the
 // second reports a setting, and given a value would change it (refused).
 bool ReportingPragma(std::string_view name, const char* arg) {
-  for (std::string_view ok : {"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list"})
+  for (std::string_view ok :
+       {"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list"}) {
     if (name == ok) return true;
+  }
   for (std::string_view ok : {"table_list", "function_list", "pragma_list", "collation_list", "database_list",
                               "user_version", "application_id", "page_size", "page_count", "freelist_count",
                               "compile_options", "data_version", "schema_version", "encoding"}) {
@@ -222,8 +224,9 @@ Result<QueryTable> ReadOnlyDb::Run(std::string_view sql, std::span<const SqlValu
   if (rc != SQLITE_OK) return Status::InvalidArgument(std::string("invalid SQL: ") + sqlite3_errmsg(raw));
   if (!st) return Status::InvalidArgument("empty query: give one SELECT statement");
   for (const char* p = tail; p && *p; ++p) {
-    if (*p != ' ' && *p != '\n' && *p != '\t' && *p != '\r' && *p != ';')
+    if (*p != ' ' && *p != '\n' && *p != '\t' && *p != '\r' && *p != ';') {
       return Status::InvalidArgument("one statement per query: remove what follows the first ';'");
+    }
   }
   if (!sqlite3_stmt_readonly(st)) return Status::InvalidArgument("refused: queries are read-only");
   for (size_t i = 0; i < params.size(); ++i) BindParam(st, static_cast<int>(i + 1), params[i]);

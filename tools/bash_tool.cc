@@ -134,7 +134,7 @@ Value StartBackground(const ToolHost& host, runtime::ToolRunContext& run, const 
               .owner = SessionId(run),
               .output_limit_bytes = std::nullopt,
               .run = {}};
-  job.run = [spec = std::move(spec)](JobSettleFn settle) mutable -> JobHooks {
+  job.run = [spec = std::move(spec)](const JobSettleFn& settle) mutable -> JobHooks {
     // The job is task-owned: the call's signal does not reach it, job_kill does.
     auto killed = std::make_shared<std::atomic<bool>>(false);
     Result<std::shared_ptr<Subprocess>> spawned =

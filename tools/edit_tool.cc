@@ -58,7 +58,7 @@ runtime::ToolError Stale(const std::string& message) {
 
 }  // namespace
 
-Result<runtime::ToolDefinitionPtr> EditTool(Workspace workspace) {
+Result<runtime::ToolDefinitionPtr> EditTool(const Workspace& workspace) {
   ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("edit"));
   runtime::ToolDefinition spec{
       .name = "edit",

@@ -9,7 +9,7 @@
 
 namespace retrace::tools {
 
-Result<runtime::ToolDefinitionPtr> EditTool(Workspace workspace);
+Result<runtime::ToolDefinitionPtr> EditTool(const Workspace& workspace);
 
 }  // namespace retrace::tools
 

@@ -160,7 +160,7 @@ Value CompletionNoticeSource(const JobSnapshot& job) {
   return Value::MakeObject({{"kind", "plugin"}, {"plugin", "tool-jobs"}, {"form", "notice"}, {"summary", summary}});
 }
 
-Result<std::vector<runtime::ToolDefinitionPtr>> JobTools(std::shared_ptr<JobRegistry> jobs) {
+Result<std::vector<runtime::ToolDefinitionPtr>> JobTools(const std::shared_ptr<JobRegistry>& jobs) {
   jobs->AttachController();
   std::vector<runtime::ToolDefinitionPtr> tools;
   for (auto make : {JobOutputTool, JobListTool, JobKillTool}) {

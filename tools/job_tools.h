@@ -12,7 +12,7 @@
 namespace retrace::tools {
 
 // REQUIRES: jobs is not null. Attaches the controller, so producers may start jobs.
-Result<std::vector<runtime::ToolDefinitionPtr>> JobTools(std::shared_ptr<JobRegistry> jobs);
+Result<std::vector<runtime::ToolDefinitionPtr>> JobTools(const std::shared_ptr<JobRegistry>& jobs);
 
 // The notice dsh-tool-jobs injects when an owned job finishes unreported:
 // `background job <id> (<kind>: <label>) finished <statusLine>. Read its output with job_output.`

@@ -132,7 +132,7 @@ Result<std::string> JobRegistry::Start(JobSpec spec) {
   return id;
 }
 
-void JobRegistry::Settle(const std::string& id, JobOutcome outcome) {
+void JobRegistry::Settle(const std::string& id, const JobOutcome& outcome) {
   JobSnapshot snap;
   std::vector<DoneListener> listeners;
   {

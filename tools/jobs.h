@@ -114,7 +114,7 @@ class JobRegistry {
     int waiters = 0;
   };
   Result<Job*> Access(const std::string& id, const std::optional<std::string>& caller) const;
-  void Settle(const std::string& id, JobOutcome outcome);
+  void Settle(const std::string& id, const JobOutcome& outcome);
 
   std::function<int64_t()> now_ms_;
   int max_per_owner_;

@@ -131,7 +131,7 @@ std::string LangFromPath(std::string_view path) {
   return it == kLang.end() ? "" : it->second;
 }
 
-Result<runtime::ToolDefinitionPtr> ReadTool(Workspace workspace, ReadCaps caps) {
+Result<runtime::ToolDefinitionPtr> ReadTool(const Workspace& workspace, ReadCaps caps) {
   ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("read"));
   runtime::ToolDefinition spec{
       .name = "read",

@@ -17,7 +17,7 @@ struct ReadCaps {
   size_t max_bytes = 51200;       // UTF-8 bytes of selected lines
 };
 
-Result<runtime::ToolDefinitionPtr> ReadTool(Workspace workspace, ReadCaps caps = {});
+Result<runtime::ToolDefinitionPtr> ReadTool(const Workspace& workspace, ReadCaps caps = {});
 
 // The hint a read card uses for syntax highlighting, from the path's
 // extension (dsh-tool-fs's langFromPath); "" for none.

@@ -198,8 +198,9 @@ Result<std::shared_ptr<Subprocess>> Subprocess::Spawn(SpawnSpec spec, DoneFn on_
   if (pid < 0) return Status::IoError("fork: " + ErrnoName(fork_errno));
   int failure = 0;
   ssize_t n;
-  do n = read(status_r.get(), &failure, sizeof failure);
-  while (n < 0 && errno == EINTR);
+  do {
+    n = read(status_r.get(), &failure, sizeof failure);
+  } while (n < 0 && errno == EINTR);
   status_r.reset();
   if (n == sizeof failure) {  // exec (or chdir) failed: Node's spawn 'error'
     waitpid(pid, nullptr, 0);

@@ -123,8 +123,9 @@ Fetched Get(const std::string& url, std::chrono::steady_clock::time_point deadli
     boost::system::error_code bad_ip;
     net::ip::make_address(u.host, bad_ip);
     // SNI names a host; an IP address is not sent (RFC 6066 §3).
-    if (bad_ip && !SSL_set_tlsext_host_name(secure->native_handle(), u.host.c_str()))
+    if (bad_ip && !SSL_set_tlsext_host_name(secure->native_handle(), u.host.c_str())) {
       throw std::runtime_error("web_fetch: cannot set the TLS server name for " + url);
+    }
     secure->set_verify_callback(net::ssl::host_name_verification(u.host));
   } else {
     plain.emplace(io);
@@ -176,7 +177,7 @@ Fetched Get(const std::string& url, std::chrono::steady_clock::time_point deadli
       });
     });
   };
-  resolver.async_resolve(u.host, u.port, [&](beast::error_code e, net::ip::tcp::resolver::results_type results) {
+  resolver.async_resolve(u.host, u.port, [&](beast::error_code e, const net::ip::tcp::resolver::results_type& results) {
     if ((ec = e)) return;
     tcp.async_connect(results, [&](beast::error_code e2, const net::ip::tcp::endpoint&) {
       if ((ec = e2)) return;

@@ -28,7 +28,7 @@ Value DiffBasis(const std::string& real_path) {
 
 }  // namespace
 
-Result<runtime::ToolDefinitionPtr> WriteTool(Workspace workspace) {
+Result<runtime::ToolDefinitionPtr> WriteTool(const Workspace& workspace) {
   ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("write"));
   runtime::ToolDefinition spec{
       .name = "write",

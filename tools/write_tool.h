@@ -8,7 +8,7 @@
 
 namespace retrace::tools {
 
-Result<runtime::ToolDefinitionPtr> WriteTool(Workspace workspace);
+Result<runtime::ToolDefinitionPtr> WriteTool(const Workspace& workspace);
 
 }  // namespace retrace::tools
 

@@ -101,18 +101,22 @@ namespace {
 // use a hash set, so that any object is checked in linear time.
 bool IsPlainObject(const Value::Object& members) {
   constexpr size_t kPairwiseLimit = 16;
-  for (const auto& m : members)
+  for (const auto& m : members) {
     if (IsArrayIndexKey(m.first)) return false;
+  }
   if (members.size() <= kPairwiseLimit) {
-    for (size_t i = 1; i < members.size(); ++i)
-      for (size_t j = 0; j < i; ++j)
+    for (size_t i = 1; i < members.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
         if (members[j].first == members[i].first) return false;
+      }
+    }
     return true;
   }
   std::unordered_set<std::string_view> seen;
   seen.reserve(members.size());
-  for (const auto& m : members)
+  for (const auto& m : members) {
     if (!seen.insert(m.first).second) return false;
+  }
   return true;
 }
 
@@ -150,15 +154,17 @@ Value Value::MakeObject(Object members) {
 
 const Value* Value::Find(std::string_view key) const {
   if (!is_object()) return nullptr;
-  for (const auto& m : as_object())
+  for (const auto& m : as_object()) {
     if (m.first == key) return &m.second;
+  }
   return nullptr;
 }
 
 Value* Value::Find(std::string_view key) {
   if (!static_cast<const Value*>(this)->Find(key)) return nullptr;
-  for (auto& m : as_object())
+  for (auto& m : as_object()) {
     if (m.first == key) return &m.second;
+  }
   return nullptr;
 }
 

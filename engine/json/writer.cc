@@ -62,8 +62,9 @@ size_t PlainRun(std::string_view s, size_t i) {
     const uint64_t care = (w & kHigh) | ((w - 0x2020202020202020ULL) & ~w & kHigh) |
                           has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '\\'));
     if (care) {
-      if constexpr (std::endian::native == std::endian::little)
+      if constexpr (std::endian::native == std::endian::little) {
         return i + static_cast<size_t>(std::countr_zero(care) >> 3) - start;
+      }
       break;  // big-endian: the byte loop below finds it
     }
     i += 8;
@@ -141,8 +142,9 @@ void AppendNumber(std::string& out, double d) {
   if (neg) text.remove_prefix(1);
   const size_t e = text.find('e');
   std::string digits;
-  for (char c : text.substr(0, e))
+  for (char c : text.substr(0, e)) {
     if (c != '.') digits += c;
+  }
   const int exp10 = std::atoi(std::string(text.substr(e + 1)).c_str());
   const int k = static_cast<int>(digits.size());
   const int n = exp10 + 1;  // position of the decimal point

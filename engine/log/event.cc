@@ -36,8 +36,9 @@ Result<std::vector<int64_t>> ParseSources(const Value& v, int64_t seq) {
   std::vector<int64_t> seqs;
   seqs.reserve(v.as_array().size());
   for (const Value& s : v.as_array()) {
-    if (!s.is_safe_integer() || s.as_number() < 0)
+    if (!s.is_safe_integer() || s.as_number() < 0) {
       return Invalid(seq, "sourceEventSeqs must hold non-negative integers");
+    }
     seqs.push_back(static_cast<int64_t>(s.as_number()));
   }
   return seqs;
@@ -50,8 +51,9 @@ Result<Event> EventFromJson(Value envelope) {
   Event e;
   const Value* type = envelope.Find("type");
   const Value* seq = envelope.Find("seq");
-  if (seq == nullptr || !seq->is_safe_integer() || seq->as_number() < 0)
+  if (seq == nullptr || !seq->is_safe_integer() || seq->as_number() < 0) {
     return Status::Corruption("event has an invalid event envelope: seq must be a non-negative safe integer");
+  }
   e.seq = static_cast<int64_t>(seq->as_number());
   if (type == nullptr || !type->is_string()) return Invalid(e.seq, "type must be a string");
   e.type = type->as_string();
@@ -100,16 +102,19 @@ Status CheckEnvelopeRules(const Event& e) {
   if (eligible && !e.surface_op) return Status::Corruption(where + " requires a surfaceOp marker");
   if (!e.source_event_seqs) return Status::Ok();
   const std::vector<int64_t>& seqs = *e.source_event_seqs;
-  for (int64_t n : seqs)
+  for (int64_t n : seqs) {
     if (n >= e.seq) return Invalid(e.seq, "sourceEventSeqs cites seq " + std::to_string(n) + ", not an earlier one");
+  }
   // Writers cite in ascending order; only an unsorted list needs a set to find repeats.
   if (!std::is_sorted(seqs.begin(), seqs.end()) || std::adjacent_find(seqs.begin(), seqs.end()) != seqs.end()) {
     std::unordered_set<int64_t> seen;
-    for (int64_t n : seqs)
+    for (int64_t n : seqs) {
       if (!seen.insert(n).second) return Invalid(e.seq, "sourceEventSeqs repeats seq " + std::to_string(n));
+    }
   }
-  if (e.source_event_seqs->empty() && e.type != log::kAssistantMessage)
+  if (e.source_event_seqs->empty() && e.type != log::kAssistantMessage) {
     return Invalid(e.seq, "sourceEventSeqs must not be empty");
+  }
   return Status::Ok();
 }
 

@@ -33,8 +33,9 @@ bool IsReplace(const Event& e) { return e.surface_op && e.surface_op->kind == Su
 Status InvariantChecker::CheckTurnStart(const Event& e) const {
   if (open_turn_) return Violation(e, "turn " + std::to_string(*open_turn_) + " is still open");
   const auto turn = IntField(e, "turn");
-  if (turn != ended_turns_ + 1)
+  if (turn != ended_turns_ + 1) {
     return Violation(e, "expected turn " + std::to_string(ended_turns_ + 1));
+  }
   return Status::Ok();
 }
 

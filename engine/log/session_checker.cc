@@ -17,8 +17,9 @@ Status SessionChecker::Check(const Event& e) {
     return Status::Corruption("event at index " + std::to_string(next_seq_) + " has seq " + std::to_string(e.seq) +
                               " (expected " + std::to_string(next_seq_) + "); a log must be contiguous from 0");
   }
-  if (!e.ignorable && !IsKnownEventType(e.type))
+  if (!e.ignorable && !IsKnownEventType(e.type)) {
     return Status::Corruption(UnknownEventTypeMessage(session_id_, e.type, e.seq));
+  }
   RETURN_IF_ERROR(CheckEnvelopeRules(e));
   RETURN_IF_ERROR(CheckMessageShape(e));
   RETURN_IF_ERROR(fold_.Apply(e));

@@ -50,15 +50,18 @@ Result<SessionHeader> ParseHeaderLine(std::string_view text) {
     return Status::Unsupported(UnsupportedVersionMessage(
         id != nullptr && id->is_string() ? id->as_string() : "?", version->as_number()));
   }
-  if (h.Find("sandboxMode") != nullptr || h.Find("approvalPolicy") != nullptr)
+  if (h.Find("sandboxMode") != nullptr || h.Find("approvalPolicy") != nullptr) {
     return Status::Corruption("session header uses retired policy baseline fields");
+  }
 
   const Value* type = h.Find("type");
-  if (type == nullptr || !type->is_string() || type->as_string() != "session")
+  if (type == nullptr || !type->is_string() || type->as_string() != "session") {
     return NotAHeader("type must be \"session\"");
+  }
   if (version == nullptr) return NotAHeader("version is missing");
-  if (id == nullptr || !id->is_string() || id->as_string().empty())
+  if (id == nullptr || !id->is_string() || id->as_string().empty()) {
     return NotAHeader("id must be a non-empty string");
+  }
 
   SessionHeader out;
   out.id = id->as_string();

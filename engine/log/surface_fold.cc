@@ -16,8 +16,9 @@ using json::Value;
 // A copy of `v` without member `skip`, whose other members are copied by `copy`.
 Value CopyWithout(const Value& v, std::string_view skip, const std::function<Value(const Value::Member&)>& copy) {
   Value out = Value::MakeObject();
-  for (const auto& m : v.as_object())
+  for (const auto& m : v.as_object()) {
     if (m.first != skip) out.as_object().emplace_back(m.first, copy(m));
+  }
   return out;
 }
 
@@ -87,22 +88,27 @@ Status SurfaceFold::Apply(const Event& e) {
   const std::string where = "surface replace at seq " + std::to_string(e.seq);
   const auto i = std::find(nodes_.begin(), nodes_.end(), e.surface_op->start);
   const auto j = std::find(nodes_.begin(), nodes_.end(), e.surface_op->end);
-  if (i == nodes_.end() || j == nodes_.end())
+  if (i == nodes_.end() || j == nodes_.end()) {
     return Status::Corruption(where + ": range " + std::to_string(e.surface_op->start) + ".." +
                               std::to_string(e.surface_op->end) + " is not on the current surface");
+  }
   if (i > j) return Status::Corruption(where + ": range start comes after its end on the surface");
   const std::vector<int64_t> shadowed(i, j + 1);
   const auto& sources = e.source_event_seqs ? *e.source_event_seqs : std::vector<int64_t>{};
   for (int64_t s : shadowed) {
-    if (std::find(sources.begin(), sources.end(), s) == sources.end())
+    if (std::find(sources.begin(), sources.end(), s) == sources.end()) {
       return Status::Corruption(where + ": sourceEventSeqs must cite shadowed seq " + std::to_string(s));
+    }
   }
   if (result_node) {
     auto old = shadowed.size() == 1 ? tool_results_.find(shadowed[0]) : tool_results_.end();
-    if (old == tool_results_.end())
+    if (old == tool_results_.end()) {
       return Status::Corruption(where + ": a tool/result may replace exactly one tool/result");
-    if (old->second.fingerprint[0] != result_node->fingerprint[0] || old->second.fingerprint[1] != result_node->fingerprint[1])
+    }
+    if (old->second.fingerprint[0] != result_node->fingerprint[0] ||
+        old->second.fingerprint[1] != result_node->fingerprint[1]) {
       return Status::Corruption(where + ": a tool/result replacement may change only message.content[0].content");
+    }
   }
   // Copy-on-write for Rollback(): until the first replace after Mark() only
   // appends happened, so the marked state is the first mark_size_ nodes.

@@ -35,8 +35,9 @@ void RegisterToolCalls(const Event& e, OpenTail& t) {
   for (const Value& block : content->as_array()) {
     const Value* type = block.Find("type");
     const Value* id = block.Find("id");
-    if (type != nullptr && type->is_string() && type->as_string() == "tool-call" && id != nullptr && id->is_string())
+    if (type != nullptr && type->is_string() && type->as_string() == "tool-call" && id != nullptr && id->is_string()) {
       t.pending.push_back({id->as_string(), Field(e.data, "step"), std::nullopt});
+    }
   }
 }
 
@@ -64,8 +65,9 @@ OpenTail Scan(std::span<const Event> events) {
       RegisterToolCalls(e, t);
     } else if (e.type == log::kToolCall) {
       const Value& id = Field(e.data, "callId");
-      for (auto& p : t.pending)
+      for (auto& p : t.pending) {
         if (id.is_string() && p.call_id == id.as_string() && !p.call_seq) p.call_seq = e.seq;
+      }
     } else if (e.type == log::kToolResult) {
       ResolveResult(e, t);
     }

@@ -155,7 +155,7 @@ struct ToolRegistry::State {
 ToolRegistry::ToolRegistry() : state_(std::make_shared<State>()) {}
 ToolRegistry::~ToolRegistry() = default;
 
-Result<Registration> ToolRegistry::Register(ToolDefinitionPtr def, ScopePtr scope) {
+Result<Registration> ToolRegistry::Register(const ToolDefinitionPtr& def, const ScopePtr& scope) {
   const std::string& name = def->name;
   if (!def->output.render) {
     return Status::InvalidArgument("tool \"" + name + "\" must declare output { schema, render, presentationMeta? }");
@@ -259,8 +259,7 @@ Result<Registration> ToolRegistry::Restrict(const ScopePtr& scope, ToolFilter fi
   });
 }
 
-
-Registration ToolRegistry::Guard(GuardFn fn, ScopePtr scope) {
+Registration ToolRegistry::Guard(GuardFn fn, const ScopePtr& scope) {
   const uint64_t key = ScopeKey(scope);
   uint64_t id;
   {
@@ -277,16 +276,16 @@ Registration ToolRegistry::Guard(GuardFn fn, ScopePtr scope) {
   });
 }
 
-Registration ToolRegistry::OnPreExecute(PreExecuteFn fn, ScopePtr scope, bool prepend) {
+Registration ToolRegistry::OnPreExecute(PreExecuteFn fn, const ScopePtr& scope, bool prepend) {
   return State::Add(state_, &State::pre, std::move(fn), ScopeKey(scope), prepend);
 }
-Registration ToolRegistry::OnExecute(ExecuteWrapperFn fn, ScopePtr scope, bool prepend) {
+Registration ToolRegistry::OnExecute(ExecuteWrapperFn fn, const ScopePtr& scope, bool prepend) {
   return State::Add(state_, &State::wrappers, std::move(fn), ScopeKey(scope), prepend);
 }
-Registration ToolRegistry::OnPostExecute(PostExecuteFn fn, ScopePtr scope, bool prepend) {
+Registration ToolRegistry::OnPostExecute(PostExecuteFn fn, const ScopePtr& scope, bool prepend) {
   return State::Add(state_, &State::post, std::move(fn), ScopeKey(scope), prepend);
 }
-Registration ToolRegistry::OnResult(ResultObserverFn fn, ScopePtr scope) {
+Registration ToolRegistry::OnResult(ResultObserverFn fn, const ScopePtr& scope) {
   return State::Add(state_, &State::observers, std::move(fn), ScopeKey(scope), false);
 }
 Registration ToolRegistry::OnChange(std::function<void()> fn) {
@@ -326,9 +325,10 @@ std::vector<ToolDefinitionPtr> ToolRegistry::Visible(const ScopePtr& scope) cons
   OrderedTools visible;
   const std::vector<const Scope*> chain = scope ? scope->Chain() : std::vector<const Scope*>{};
   for (auto& [n, def] : inherited.entries()) {
+    const auto& name = n;  // clang 14 cannot capture a structured binding in a lambda
     bool admitted = std::all_of(chain.begin(), chain.end(), [&](const Scope* s) {
       const Layer* l = state_->LayerOf(s->id());
-      return !l || l->Admits(n);
+      return !l || l->Admits(name);
     });
     if (admitted) visible.Set(n, def);
   }

@@ -56,16 +56,16 @@ class ToolRegistry {
   // Registers into the global layer (scope null) or the scope's layer.
   // Checks, in dsh's order: output declared, output schema supported,
   // timeoutMs, the reserved "run_code", a body, a duplicate in that layer.
-  Result<Registration> Register(ToolDefinitionPtr def, ScopePtr scope = nullptr);
+  Result<Registration> Register(const ToolDefinitionPtr& def, const ScopePtr& scope = nullptr);
 
   // Masks inherited tools for `scope` (required; §4.5).
   Result<Registration> Restrict(const ScopePtr& scope, ToolFilter filter);
 
-  Registration Guard(GuardFn fn, ScopePtr scope = nullptr);
-  Registration OnPreExecute(PreExecuteFn fn, ScopePtr scope = nullptr, bool prepend = false);
-  Registration OnExecute(ExecuteWrapperFn fn, ScopePtr scope = nullptr, bool prepend = false);
-  Registration OnPostExecute(PostExecuteFn fn, ScopePtr scope = nullptr, bool prepend = false);
-  Registration OnResult(ResultObserverFn fn, ScopePtr scope = nullptr);
+  Registration Guard(GuardFn fn, const ScopePtr& scope = nullptr);
+  Registration OnPreExecute(PreExecuteFn fn, const ScopePtr& scope = nullptr, bool prepend = false);
+  Registration OnExecute(ExecuteWrapperFn fn, const ScopePtr& scope = nullptr, bool prepend = false);
+  Registration OnPostExecute(PostExecuteFn fn, const ScopePtr& scope = nullptr, bool prepend = false);
+  Registration OnResult(ResultObserverFn fn, const ScopePtr& scope = nullptr);
   Registration OnChange(std::function<void()> fn);
 
   // The definition `scope` sees under `name`, or null.

@@ -72,21 +72,26 @@ class Compiler {
 
   bool NodeAtDepth(const Value& spec, const std::string& p, bool is_property, Value& out) {
     if (!spec.is_object()) return Fail(p + " must be a value schema object");
-    if (const Value* req = spec.Find("required"); is_property && req != nullptr && !(req->is_bool() && req->as_bool()))
+    if (const Value* req = spec.Find("required");
+        is_property && req != nullptr && !(req->is_bool() && req->as_bool())) {
       return Fail(p + ".required must be true when present");
+    }
     const Value* type = spec.Find("type");
     const Value* one_of = spec.Find("oneOf");
     if (type != nullptr && one_of != nullptr) return Fail(p + " cannot declare both type and oneOf");
     std::string kind = "oneOf";
     if (one_of == nullptr) {
       if (type == nullptr || !type->is_string() ||
-          std::find(kTypes.begin(), kTypes.end(), type->as_string()) == kTypes.end())
+          std::find(kTypes.begin(), kTypes.end(), type->as_string()) == kTypes.end()) {
         return Fail(p + ".type must be string/number/integer/boolean/null/array/object/json, or use oneOf");
+      }
       kind = type->as_string();
     }
-    for (const auto& [key, unused] : spec.as_object())
-      if (!InVocabulary(key, kind) && !(is_property && key == "required"))
+    for (const auto& [key, unused] : spec.as_object()) {
+      if (!InVocabulary(key, kind) && !(is_property && key == "required")) {
         return Fail(p + "." + key + " is not supported by the value schema DSL");
+      }
+    }
     if (kind == "oneOf") return OneOf(spec, *one_of, p, out);
     if (kind == "json") {  // projects to an annotation-only node
       out = Value::MakeObject();
@@ -142,8 +147,9 @@ class Compiler {
   }
 
   static void Annotations(const Value& spec, Value& out) {
-    for (auto key : kAnnotations)
+    for (auto key : kAnnotations) {
       if (const Value* a = spec.Find(key)) out.Set(std::string(key), *a);
+    }
   }
 
   bool Fail(std::string message) {

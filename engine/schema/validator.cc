@@ -26,8 +26,9 @@ class Validator {
     if (t == "object") return Object(s, v, path);
     if (t == "array") return Array(s, v, path);
     if (!Scalar(t, v, path)) return;
-    if (const Value* e = s.Find("enum"); e != nullptr && !Contains(*e, v))
+    if (const Value* e = s.Find("enum"); e != nullptr && !Contains(*e, v)) {
       Add(Quote(path) + " must be one of " + json::Serialize(*e));
+    }
     if (const Value* c = s.Find("const"); c != nullptr && !(*c == v)) Add(Quote(path) + " must be " + json::Serialize(*c));
   }
 
@@ -47,17 +48,21 @@ class Validator {
     const size_t before = out_.size();
     const Value* props = s.Find("properties");
     if (const Value* req = s.Find("required")) {
-      for (const Value& name : req->as_array())
+      for (const Value& name : req->as_array()) {
         if (v.Find(name.as_string()) == nullptr) Add("missing required property \"" + Child(path, name.as_string()) + "\"");
+      }
     }
     if (props != nullptr) {
-      for (const auto& [name, child] : props->as_object())
+      for (const auto& [name, child] : props->as_object()) {
         if (const Value* present = v.Find(name)) Node(child, *present, Child(path, name));
+      }
     }
     if (const Value* ap = s.Find("additionalProperties"); ap != nullptr && !ap->as_bool()) {
-      for (const auto& [key, unused] : v.as_object())
-        if (props == nullptr || props->Find(key) == nullptr)
+      for (const auto& [key, unused] : v.as_object()) {
+        if (props == nullptr || props->Find(key) == nullptr) {
           Add("\"" + Child(path, key) + "\" is not a declared property (additionalProperties: false)");
+        }
+      }
     }
     if (out_.size() == before && !json::IsLossless(v)) Add(Quote(path) + " must be a lossless JSON object");
   }
@@ -80,9 +85,10 @@ class Validator {
       if (!v.is_number()) return Add(Quote(path) + " must be a number"), false;
       if (!json::IsLosslessNumber(v.as_number())) return Add(Quote(path) + " must be a finite JSON number"), false;
     }
-    if (t == "integer" && (!v.is_number() || !json::IsLosslessNumber(v.as_number()) ||
-                           std::trunc(v.as_number()) != v.as_number()))
+    if (t == "integer" &&
+        (!v.is_number() || !json::IsLosslessNumber(v.as_number()) || std::trunc(v.as_number()) != v.as_number())) {
       return Add(Quote(path) + " must be an integer"), false;
+    }
     return true;
   }
 

@@ -35,8 +35,9 @@ int Run(const Context& ctx, const Args& a) {
     return kExitOk;
   }
   const auto& ancestors = lineage->Find("ancestors")->as_array();
-  if (const json::Value* missing = lineage->Find("unresolvedParentId"))
+  if (const json::Value* missing = lineage->Find("unresolvedParentId")) {
     std::fprintf(ctx.out, "(parent %s is not in this database)\n", missing->as_string().c_str());
+  }
   std::string indent;
   for (auto it = ancestors.rbegin(); it != ancestors.rend(); ++it) {
     std::fprintf(ctx.out, "%s%s\n", indent.empty() ? "" : (indent + "└ ").c_str(), Line(*it).c_str());

@@ -29,8 +29,9 @@ int CheckCommandName(int argc, char** argv) {
       continue;
     }
     if (arg.empty() || arg[0] == '-') continue;
-    for (const Command& c : Commands())
+    for (const Command& c : Commands()) {
       if (c.name == arg) return kExitOk;
+    }
     const std::string hint = SuggestCommand(arg);
     std::fprintf(stderr, "retrace: unknown command '%s'%s\nRun 'retrace --help' for the list of commands.\n",
                  arg.c_str(), hint.empty() ? "" : (", did you mean '" + hint + "'?").c_str());

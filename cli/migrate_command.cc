@@ -28,9 +28,10 @@ int Report(const Context& ctx, bool dry_run) {
     return kExitOk;
   }
   std::fprintf(ctx.out, "%s:\n", dry_run ? "would apply, in order (nothing changed)" : "pending migrations");
-  for (const auto& m : state->pending)
+  for (const auto& m : state->pending) {
     std::fprintf(ctx.out, "  %04d  %.*s  checksum %s\n", m.version, static_cast<int>(m.name.size()), m.name.data(),
                  store::MigrationChecksum(m.sql).c_str());
+  }
   return kExitOk;
 }
 

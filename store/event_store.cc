@@ -33,7 +33,7 @@ constexpr std::string_view kSummarySelect =
 
 }  // namespace
 
-Result<std::unique_ptr<EventStore>> EventStore::Open(const std::string& path, StoreOptions options) {
+Result<std::unique_ptr<EventStore>> EventStore::Open(const std::string& path, const StoreOptions& options) {
   if (!options.create && !FileHasBytes(path)) return Status::NotFound("no database at " + path);
   // Several processes may open a new database at once: one creates and
   // migrates it while the others wait, then find it ready.
@@ -77,8 +77,9 @@ Status EventStore::CreateSession(const log::SessionHeader& h, const std::string&
       " VALUES(?,?,?,?,?,?)"));
   st.Bind(1, h.id).Bind(2, header_text).Bind(3, h.created_at).Bind(4, h.cwd).Bind(5, h.parent_session).Bind(6, source);
   Status run = st.Run();
-  if (run.code() == Status::Code::kConflict)
+  if (run.code() == Status::Code::kConflict) {
     return Status::AlreadyExists("session \"" + h.id + "\" already exists in " + path());
+  }
   return run;
 }
 

@@ -105,7 +105,7 @@ class SessionWriter;
 
 class EventStore {
  public:
-  static Result<std::unique_ptr<EventStore>> Open(const std::string& path, StoreOptions options = {});
+  static Result<std::unique_ptr<EventStore>> Open(const std::string& path, const StoreOptions& options = {});
   ~EventStore();
   EventStore(const EventStore&) = delete;
   EventStore& operator=(const EventStore&) = delete;

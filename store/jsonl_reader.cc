@@ -124,8 +124,9 @@ Result<std::optional<StorageRecord>> JsonlReader::Next() {
   if (!next.ok()) return next.status().WithContext(path_);
   if (!next->has_value()) {
     done_ = true;
-    if (!source_->partial_tail().empty())
+    if (!source_->partial_tail().empty()) {
       torn_ = TornTail{line_ + 1, source_->partial_tail().size(), "final line has no newline"};
+    }
     return std::optional<StorageRecord>();
   }
   ++line_;

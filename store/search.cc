@@ -230,8 +230,9 @@ Result<SearchPage> Search(ReadOnlyDb& db, const SearchRequest& r, const std::fun
     return QueryError("INVALID_LIMIT", "limit must be an integer between 1 and " + std::to_string(kSearchMaxLimit));
   }
   for (const std::string& s : r.surfaces) {
-    if (s != "current" && s != "shadowed" && s != "log-only")
+    if (s != "current" && s != "shadowed" && s != "log-only") {
       return QueryError("INVALID_FILTER", "unknown surface \"" + s + "\" (current, shadowed or log-only)");
+    }
   }
   if (r.types.size() + r.surfaces.size() + 4 > kMaxBindings) {
     return QueryError("INVALID_FILTER", "too many filter values (SQLite binds at most " + std::to_string(kMaxBindings) + ")");

@@ -18,22 +18,36 @@ Result<Db> Db::Open(const std::string& path, Mode mode) {
   return db;
 }
 
-Status Db::Error(std::string_view what) const {
-  const int code = sqlite3_errcode(db_.get());
-  std::string msg = std::string(what) + " failed on " + path_ + ": " + sqlite3_errmsg(db_.get());
-  switch (code & 0xff) {
+namespace {
+
+// The one mapping of SQLite's result codes to Status codes, for every failure
+// a connection reports: "<what> failed on <path>: <SQLite's message>".
+Status FromSqlite(int rc, const std::string& msg) {
+  switch (rc & 0xff) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED: return Status::Busy(msg);
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB: return Status::Corruption(msg);
+    case SQLITE_CONSTRAINT:
+      return Status::Conflict(msg);
+    case SQLITE_INTERRUPT:
+      return Status::DeadlineExceeded(msg);
     default: return Status::IoError(msg);  // SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY, ...
   }
 }
 
+}  // namespace
+
+Status Db::Error(std::string_view what) const {
+  return FromSqlite(sqlite3_extended_errcode(db_.get()),
+                    std::string(what) + " failed on " + path_ + ": " + sqlite3_errmsg(db_.get()));
+}
+
 Status Db::Exec(std::string_view sql) {
   const std::string s(sql);
-  if (sqlite3_exec(db_.get(), s.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK)
+  if (sqlite3_exec(db_.get(), s.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
     return Error("SQL \"" + s.substr(0, 60) + "\"");
+  }
   return Status::Ok();
 }
 
@@ -46,9 +60,10 @@ Result<int64_t> Db::QueryInt(std::string_view sql) {
 
 Result<Statement> Statement::Prepare(const Db& db, std::string_view sql) {
   sqlite3_stmt* s = nullptr;
-  if (sqlite3_prepare_v3(db.get(), sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &s,
-                         nullptr) != SQLITE_OK)
+  if (sqlite3_prepare_v3(db.get(), sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &s, nullptr) !=
+      SQLITE_OK) {
     return db.Error("prepare \"" + std::string(sql.substr(0, 60)) + "\"");
+  }
   return Statement(s, db.get());
 }
 
@@ -71,11 +86,7 @@ Result<bool> Statement::Step() {
   const int rc = sqlite3_step(stmt_.get());
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  Status st = Status::IoError(std::string("statement failed: ") + sqlite3_errmsg(db_));
-  const int code = rc & 0xff;
-  if (code == SQLITE_BUSY || code == SQLITE_LOCKED) st = Status::Busy(std::string("database is busy: ") + sqlite3_errmsg(db_));
-  if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) st = Status::Corruption(sqlite3_errmsg(db_));
-  if (code == SQLITE_CONSTRAINT) st = Status::Conflict(std::string("constraint failed: ") + sqlite3_errmsg(db_));
+  Status st = FromSqlite(rc, std::string("statement failed: ") + sqlite3_errmsg(db_));
   sqlite3_reset(stmt_.get());
   return st;
 }

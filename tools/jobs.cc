@@ -100,7 +100,7 @@ Result<std::string> JobRegistry::Start(JobSpec spec) {
     }
     const std::string id = *pending->id;
     lock.unlock();
-    Settle(id, std::move(outcome));
+    Settle(id, outcome);
   };
   JobHooks hooks = spec.run(settle);  // a throw propagates and burns no id
   std::string id;
@@ -128,7 +128,7 @@ Result<std::string> JobRegistry::Start(JobSpec spec) {
     pending->id = id;
     early = std::move(pending->early);
   }
-  if (early) Settle(id, std::move(*early));
+  if (early) Settle(id, *early);
   return id;
 }
 

@@ -242,10 +242,15 @@ class Parser {
     for (int k = 0; k < 4; ++k) {
       const char h = s_[i_++];
       unit <<= 4;
-      if (h >= '0' && h <= '9') unit |= h - '0';
-      else if (h >= 'a' && h <= 'f') unit |= h - 'a' + 10;
-      else if (h >= 'A' && h <= 'F') unit |= h - 'A' + 10;
-      else return --i_, Error("invalid hex digit in \\u escape");
+      if (h >= '0' && h <= '9') {
+        unit |= h - '0';
+      } else if (h >= 'a' && h <= 'f') {
+        unit |= h - 'a' + 10;
+      } else if (h >= 'A' && h <= 'F') {
+        unit |= h - 'A' + 10;
+      } else {
+        return --i_, Error("invalid hex digit in \\u escape");
+      }
     }
     return true;
   }
@@ -266,7 +271,7 @@ class Parser {
     return buf;
   }
 
-  bool Error(std::string message) {
+  bool Error(const std::string& message) {
     if (error_.empty()) error_ = "invalid JSON at byte " + std::to_string(i_) + ": " + message;
     return false;
   }

@@ -53,8 +53,9 @@ Result<bool> UpgradeTurnEnd(Event& e) {
     return true;
   }
   const Value* message = reason->Find("message");
-  if (message == nullptr || !message->is_string())
+  if (message == nullptr || !message->is_string()) {
     return Status::Corruption("malformed pre-react-loop turn/end at seq " + std::to_string(e.seq));
+  }
   const Value* code = reason->Find("code");
   Value error = Value::MakeObject({{"message", *message}, {"code", code != nullptr ? *code : Value("UNKNOWN")}});
   *reason = Value::MakeObject({{"kind", "error"}, {"error", std::move(error)}});
@@ -132,17 +133,20 @@ bool IsLegacyShape(const Event& e) {
 
 Result<bool> ImportLegacy(Event& e, std::string_view session_id, const MessageIdLookup& lookup) {
   const std::string at = " (seq " + std::to_string(e.seq) + ")";
-  if (e.type == log::kRequestHeaderDelta || e.type == log::kModeSet)
+  if (e.type == log::kRequestHeaderDelta || e.type == log::kModeSet) {
     return Status::Corruption("legacy event type \"" + e.type + "\"" + at + " is no longer supported");
+  }
   if (e.type == log::kRequestHeader) {
     const Value* reason = e.data.Find("reason");
-    if (reason != nullptr && reason->is_string() && reason->as_string() == "fallback")
+    if (reason != nullptr && reason->is_string() && reason->as_string() == "fallback") {
       return Status::Corruption("request/header with reason \"fallback\"" + at + " is no longer supported");
+    }
     return false;
   }
   if (e.type == log::kTurnStart && e.data.Find("trigger") != nullptr) {
-    if (!IsNonEmptyKindRecord(e.data.Find("trigger")))
+    if (!IsNonEmptyKindRecord(e.data.Find("trigger"))) {
       return Status::Corruption("malformed pre-react-loop turn/start" + at);
+    }
     Take(e.data, "trigger");
     return true;
   }

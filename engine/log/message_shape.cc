@@ -15,28 +15,34 @@ bool IsString(const Value* v, std::string_view s) { return v != nullptr && v->is
 Status Check(const Value& m, std::string_view role, std::string_view type) {
   if (!m.is_object()) return Status::Corruption("message is not an object");
   if (!IsNonEmptyString(m.Find("id"))) return Status::Corruption("message id must be a non-empty string");
-  if (!IsString(m.Find("role"), role))
+  if (!IsString(m.Find("role"), role)) {
     return Status::Corruption("message role must be \"" + std::string(role) + "\"");
+  }
   const Value* content = m.Find("content");
   if (content == nullptr || !content->is_array()) return Status::Corruption("message content must be an array");
   const Value* source = m.Find("source");
   if (source == nullptr || !source->is_object() || source->Find("kind") == nullptr ||
-      !source->Find("kind")->is_string())
+      !source->Find("kind")->is_string()) {
     return Status::Corruption("message source must be an object with a string kind");
+  }
 
   if (type == log::kAssistantMessage) {
     if (!IsString(source->Find("kind"), "model")) return Status::Corruption("assistant message source kind must be \"model\"");
-    if (!IsNonEmptyString(source->Find("provider")) || !IsNonEmptyString(source->Find("model")))
+    if (!IsNonEmptyString(source->Find("provider")) || !IsNonEmptyString(source->Find("model"))) {
       return Status::Corruption("assistant message source needs a non-empty provider and model");
+    }
   } else if (type == log::kToolResult) {
     const Value* call_id = source->Find("callId");
-    if (!IsString(source->Find("kind"), "tool") || call_id == nullptr || !call_id->is_string())
+    if (!IsString(source->Find("kind"), "tool") || call_id == nullptr || !call_id->is_string()) {
       return Status::Corruption("tool result message source must be {kind:\"tool\", callId}");
+    }
     const auto& blocks = content->as_array();
-    if (blocks.size() != 1 || !IsString(blocks[0].Find("type"), "tool-result"))
+    if (blocks.size() != 1 || !IsString(blocks[0].Find("type"), "tool-result")) {
       return Status::Corruption("tool result message must hold exactly one tool-result block");
-    if (!IsString(blocks[0].Find("toolCallId"), call_id->as_string()))
+    }
+    if (!IsString(blocks[0].Find("toolCallId"), call_id->as_string())) {
       return Status::Corruption("tool-result block toolCallId does not match source callId");
+    }
     const Value* inner = blocks[0].Find("content");
     if (inner == nullptr || !inner->is_array()) return Status::Corruption("tool-result block content must be an array");
   }

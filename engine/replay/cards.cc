@@ -255,7 +255,7 @@ void CardBuilder::Append(CardBuilder&& later) {
   results_without_call_ += later.results_without_call_;
 }
 
-std::optional<CardBuilder> CardsInPieces(const presenters::PresenterSet& presenters, std::string session_id,
+std::optional<CardBuilder> CardsInPieces(const presenters::PresenterSet& presenters, const std::string& session_id,
                                          const std::vector<uint64_t>& piece_bytes, const PieceReader& read) {
   std::vector<CardBuilder> builders;
   std::vector<PieceSink> sinks;

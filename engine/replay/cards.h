@@ -182,7 +182,7 @@ class CardBuilder {
 // text onto its own.
 using PieceSink = std::function<Status(log::Event&&)>;
 using PieceReader = std::function<std::optional<std::string>(const std::vector<PieceSink>& sinks)>;
-std::optional<CardBuilder> CardsInPieces(const presenters::PresenterSet& presenters, std::string session_id,
+std::optional<CardBuilder> CardsInPieces(const presenters::PresenterSet& presenters, const std::string& session_id,
                                          const std::vector<uint64_t>& piece_bytes, const PieceReader& read);
 
 }  // namespace retrace::replay

@@ -60,14 +60,16 @@ asio::awaitable<Status> RunBatch(ToolRuntime& runtime, std::vector<ToolCallInput
       slot->stage = co_await runtime.Dispatch(stage.exec);
     } else {
       slot->wake = std::make_shared<asio::steady_timer>(executor, std::chrono::steady_clock::time_point::max());
-      asio::co_spawn(executor, runtime.Dispatch(stage.exec), [slot, exec = stage.exec](std::exception_ptr thrown, Stage done) {
-        // Dispatch turns every failure into a result; should anything escape
-        // it all the same (bad_alloc), the call settles as a failure rather
-        // than committing an empty stage.
-        slot->stage = thrown ? Stage{Stage::Kind::kFinalResult, exec, ToolResult::Failure(DescribeException(thrown))}
-                             : std::move(done);
-        slot->wake->cancel();
-      });
+      asio::co_spawn(executor, runtime.Dispatch(stage.exec),
+                     [slot, exec = stage.exec](const std::exception_ptr& thrown, Stage done) {
+                       // Dispatch turns every failure into a result; should anything escape
+                       // it all the same (bad_alloc), the call settles as a failure rather
+                       // than committing an empty stage.
+                       slot->stage = thrown ? Stage{Stage::Kind::kFinalResult, exec,
+                                                    ToolResult::Failure(DescribeException(thrown))}
+                                            : std::move(done);
+                       slot->wake->cancel();
+                     });
     }
     window.push_back(std::move(slot));
     if (!parallel) co_await commit_oldest();  // a barrier: nothing starts before it commits

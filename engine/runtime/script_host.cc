@@ -16,7 +16,7 @@ class Fields {
  public:
   Fields(const Value& obj, std::string where) : obj_(obj), where_(std::move(where)) {}
 
-  Status Allow(std::set<std::string> keys) const {
+  Status Allow(const std::set<std::string>& keys) const {
     for (const auto& [k, v] : obj_.as_object()) {
       if (!keys.count(k)) return Error("unknown key \"" + k + "\"");
     }

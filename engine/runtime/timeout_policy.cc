@@ -4,7 +4,7 @@
 
 namespace retrace::runtime {
 
-Registration InstallTimeoutPolicy(ToolRuntime& runtime, ScopePtr scope) {
+Registration InstallTimeoutPolicy(ToolRuntime& runtime, const ScopePtr& scope) {
   ToolRegistry* registry = &runtime.registry();
   return registry->OnExecute(
       [registry](Execution& exec, ExecuteNext next) -> asio::awaitable<ToolResultPtr> {
@@ -38,7 +38,7 @@ Registration InstallTimeoutPolicy(ToolRuntime& runtime, ScopePtr scope) {
         if (*fired) co_return std::make_shared<const ToolResult>(ToolResult::Failure(ToolTimeoutError(ms)));
         co_return result;
       },
-      std::move(scope));
+      scope);
 }
 
 }  // namespace retrace::runtime

@@ -18,7 +18,7 @@
 
 namespace retrace::runtime {
 
-Registration InstallTimeoutPolicy(ToolRuntime& runtime, ScopePtr scope = nullptr);
+Registration InstallTimeoutPolicy(ToolRuntime& runtime, const ScopePtr& scope = nullptr);
 
 }  // namespace retrace::runtime
 

@@ -59,14 +59,16 @@ class Checker {
     const Value* one_of = n.Find("oneOf");
     if (type != nullptr && one_of != nullptr) return Add(p + " cannot declare both type and oneOf");
     if (type == nullptr && one_of == nullptr) {
-      for (auto kw : kConstraints)
+      for (auto kw : kConstraints) {
         if (n.Find(kw) != nullptr) Add(p + "." + std::string(kw) + " requires type or oneOf");
+      }
       return;
     }
     if (one_of != nullptr) return OneOf(n, *one_of, p);
     if (type->is_array()) return Add(p + ".type must be a single type string (type arrays are not supported)");
-    if (!type->is_string() || !In(kTypes, type->as_string()))
+    if (!type->is_string() || !In(kTypes, type->as_string())) {
       return Add(p + ".type must be one of object/array/string/number/integer/boolean/null");
+    }
     Typed(n, type->as_string(), p);
   }
 
@@ -88,17 +90,21 @@ class Checker {
     if (!branches.is_array() || branches.as_array().size() < 2) {
       Add(p + ".oneOf must be an array of at least two schemas");
     } else {
-      for (size_t i = 0; i < branches.as_array().size(); ++i)
+      for (size_t i = 0; i < branches.as_array().size(); ++i) {
         Node(branches.as_array()[i], p + ".oneOf[" + std::to_string(i) + "]");
+      }
     }
-    for (auto kw : kConstraints)
+    for (auto kw : kConstraints) {
       if (n.Find(kw) != nullptr) Add(p + "." + std::string(kw) + " is not supported beside oneOf");
+    }
   }
 
   void Typed(const Value& n, const std::string& t, const std::string& p) {
-    for (auto kw : kConstraints)
-      if (n.Find(kw) != nullptr && !AllowedOn(kw, t))
+    for (auto kw : kConstraints) {
+      if (n.Find(kw) != nullptr && !AllowedOn(kw, t)) {
         Add(p + "." + std::string(kw) + " is not supported on type \"" + t + "\"");
+      }
+    }
     if (t == "object") return Object(n, p);
     if (t == "array") {
       if (const Value* items = n.Find("items")) Node(*items, p + ".items");
@@ -122,13 +128,16 @@ class Checker {
       if (!strings) {
         Add(p + ".required must be an array of strings");
       } else {
-        for (const Value& name : req->as_array())
-          if (props == nullptr || !props->is_object() || props->Find(name.as_string()) == nullptr)
+        for (const Value& name : req->as_array()) {
+          if (props == nullptr || !props->is_object() || props->Find(name.as_string()) == nullptr) {
             Add(p + ".required names \"" + name.as_string() + "\" which is not in properties");
+          }
+        }
       }
     }
-    if (const Value* ap = n.Find("additionalProperties"); ap != nullptr && !ap->is_bool())
+    if (const Value* ap = n.Find("additionalProperties"); ap != nullptr && !ap->is_bool()) {
       Add(p + ".additionalProperties must be a boolean");
+    }
   }
 
   void Scalar(const Value& n, const std::string& t, const std::string& p) {
@@ -145,8 +154,9 @@ class Checker {
       if (!const_ok) Add(p + ".const must be a " + t + " value");  // sic: dsh does not adjust the article
     }
     if (enum_ok && const_ok &&
-        std::none_of(e->as_array().begin(), e->as_array().end(), [&](const Value& v) { return v == *c; }))
+        std::none_of(e->as_array().begin(), e->as_array().end(), [&](const Value& v) { return v == *c; })) {
       Add(p + ".const must be one of " + p + ".enum when both are declared");
+    }
   }
 
   void Add(std::string v) { out_.push_back(std::move(v)); }

@@ -4,9 +4,9 @@ namespace retrace::schema {
 
 Spec Typed(std::string type) { return Spec(json::Value::MakeObject({{"type", std::move(type)}})); }
 
-Spec Array(Spec items) { return Spec(json::Value::MakeObject({{"type", "array"}, {"items", items.dsl()}})); }
+Spec Array(const Spec& items) { return Spec(json::Value::MakeObject({{"type", "array"}, {"items", items.dsl()}})); }
 
-Spec Object(bool additional_properties, Properties properties) {
+Spec Object(bool additional_properties, const Properties& properties) {
   json::Value node = json::Value::MakeObject({{"type", "object"}, {"additionalProperties", additional_properties}});
   if (!properties.empty()) node.Set("properties", Parameters(properties));
   return Spec(std::move(node));

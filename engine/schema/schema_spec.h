@@ -43,8 +43,8 @@ class Spec {
  private:
   friend Spec Typed(std::string type);
   friend Spec OneOf(std::initializer_list<Spec> branches);
-  friend Spec Object(bool additional_properties, std::vector<std::pair<std::string, Spec>> properties);
-  friend Spec Array(Spec items);
+  friend Spec Object(bool additional_properties, const std::vector<std::pair<std::string, Spec>>& properties);
+  friend Spec Array(const Spec& items);
   explicit Spec(json::Value node) : node_(std::move(node)) {}
   Spec With(const std::string& key, json::Value v) const {
     Spec s = *this;
@@ -64,9 +64,9 @@ inline Spec Boolean() { return Typed("boolean"); }
 inline Spec Null() { return Typed("null"); }
 inline Spec Json() { return Typed("json"); }  // any lossless JSON
 inline Spec Array() { return Typed("array"); }
-Spec Array(Spec items);
+Spec Array(const Spec& items);
 // Explicit objects must say whether undeclared keys are allowed.
-Spec Object(bool additional_properties, Properties properties = {});
+Spec Object(bool additional_properties, const Properties& properties = {});
 // Exactly one branch must match; at least two branches.
 Spec OneOf(std::initializer_list<Spec> branches);
 

@@ -46,7 +46,7 @@ std::string StatusLine(const Value& job) {
 }
 
 
-Result<runtime::ToolDefinitionPtr> JobOutputTool(std::shared_ptr<JobRegistry> jobs) {
+Result<runtime::ToolDefinitionPtr> JobOutputTool(const std::shared_ptr<JobRegistry>& jobs) {
   ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("job_output"));
   runtime::ToolDefinition spec{
       .name = "job_output",
@@ -82,7 +82,7 @@ Result<runtime::ToolDefinitionPtr> JobOutputTool(std::shared_ptr<JobRegistry> jo
   return runtime::DefineTool(std::move(spec));
 }
 
-Result<runtime::ToolDefinitionPtr> JobListTool(std::shared_ptr<JobRegistry> jobs) {
+Result<runtime::ToolDefinitionPtr> JobListTool(const std::shared_ptr<JobRegistry>& jobs) {
   ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("job_list"));
   runtime::ToolDefinition spec{
       .name = "job_list",
@@ -112,7 +112,7 @@ Result<runtime::ToolDefinitionPtr> JobListTool(std::shared_ptr<JobRegistry> jobs
   return runtime::DefineTool(std::move(spec));
 }
 
-Result<runtime::ToolDefinitionPtr> JobKillTool(std::shared_ptr<JobRegistry> jobs) {
+Result<runtime::ToolDefinitionPtr> JobKillTool(const std::shared_ptr<JobRegistry>& jobs) {
   ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("job_kill"));
   runtime::ToolDefinition spec{
       .name = "job_kill",

@@ -494,7 +494,7 @@ Result<runtime::ToolDefinitionPtr> GrepTool(const ToolHost& host) {
           "by file. Returns the first 250 matches inline; a capped result reports where the complete match list was "
           "saved. Use read on a matched file for surrounding context.",
       .parameters = presenters::ReferenceParameters("grep"),
-      .output = {.schema = Object(false, {{"matches", Array(std::move(match)).Required()}, {"spill", SpillSchema()}}),
+      .output = {.schema = Object(false, {{"matches", Array(match).Required()}, {"spill", SpillSchema()}}),
                  .render = [](const Value&, const Value& v) { return runtime::TextContent(RenderGrep(v)); },
                  .presentation_meta = [](const Value&, const Value& v) { return GrepMeta(v); }},
       .execute = [host](runtime::ToolRunContext& run) { return RunGrep(host, run); },

@@ -47,7 +47,9 @@ asio::awaitable<Status> RunBatch(ToolRuntime& runtime, std::vector<ToolCallInput
   size_t i = 0;
   for (; i < calls.size() && failure.ok(); ++i) {
     const bool parallel = max_parallel > 1 && runtime.IsConcurrencySafe(calls[i]);
-    while (!window.empty() && (!parallel || window.size() >= max_parallel)) co_await commit_oldest();
+    while (!window.empty() && (!parallel || window.size() >= max_parallel)) {
+      co_await commit_oldest();
+    }
     if (!failure.ok() || signal.aborted()) break;
     if (failure = hooks.on_start(i); !failure.ok()) break;
 
@@ -72,9 +74,13 @@ asio::awaitable<Status> RunBatch(ToolRuntime& runtime, std::vector<ToolCallInput
                      });
     }
     window.push_back(std::move(slot));
-    if (!parallel) co_await commit_oldest();  // a barrier: nothing starts before it commits
+    if (!parallel) {  // a barrier: nothing starts before it commits
+      co_await commit_oldest();
+    }
   }
-  while (!window.empty()) co_await commit_oldest();
+  while (!window.empty()) {
+    co_await commit_oldest();
+  }
 
   // Calls never started after a cancellation: the synthetic pair.
   for (; i < calls.size() && failure.ok() && signal.aborted(); ++i) {

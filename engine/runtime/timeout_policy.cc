@@ -9,7 +9,9 @@ Registration InstallTimeoutPolicy(ToolRuntime& runtime, const ScopePtr& scope) {
   return registry->OnExecute(
       [registry](Execution& exec, ExecuteNext next) -> asio::awaitable<ToolResultPtr> {
         ToolDefinitionPtr def = registry->Get(exec.name(), exec.agent());
-        if (!def || !def->timeout_ms) co_return co_await next();
+        if (!def || !def->timeout_ms) {
+          co_return co_await next();
+        }
         const double ms = *def->timeout_ms;
 
         AbortController deadline;

@@ -105,7 +105,9 @@ bool ToolRuntime::IsConcurrencySafe(const ToolCallInput& input) const {
 
 asio::awaitable<ToolResultPtr> ToolRuntime::Execute(ToolCallInput input) {
   Stage stage = co_await Prepare(std::move(input));
-  if (stage.kind == Stage::Kind::kDispatch) stage = co_await Dispatch(stage.exec);
+  if (stage.kind == Stage::Kind::kDispatch) {
+    stage = co_await Dispatch(stage.exec);
+  }
   co_return Complete(std::move(stage));
 }
 
@@ -219,7 +221,9 @@ asio::awaitable<Stage> ToolRuntime::Dispatch(std::shared_ptr<Execution> exec) {
 asio::awaitable<ToolResultPtr> ToolRuntime::RunWrappers(
     std::shared_ptr<Execution> exec, std::shared_ptr<const std::vector<std::shared_ptr<const ExecuteWrapperFn>>> wrappers,
     size_t index) {
-  if (index == wrappers->size()) co_return co_await DispatchBody(exec);
+  if (index == wrappers->size()) {
+    co_return co_await DispatchBody(exec);
+  }
   const ExecuteWrapperFn& wrapper = *(*wrappers)[index];
   ExecuteNext next = [this, exec, wrappers, index]() { return RunWrappers(exec, wrappers, index + 1); };
   ToolResultPtr result = co_await wrapper(*exec, std::move(next));
@@ -251,7 +255,9 @@ asio::awaitable<ToolResultPtr> ToolRuntime::DispatchBody(std::shared_ptr<Executi
 }
 
 asio::awaitable<json::Value> ToolRuntime::RunBody(const ToolDefinition& def, Execution& exec) {
-  if (def.execute_async) co_return co_await def.execute_async(exec);
+  if (def.execute_async) {
+    co_return co_await def.execute_async(exec);
+  }
   // A synchronous body may block: it runs on the blocking pool while this
   // coroutine waits, so timers (deadlines) and other calls keep running.
   co_return co_await asio::co_spawn(

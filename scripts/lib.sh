@@ -12,8 +12,9 @@ RETRACE_PACKAGES=(
   libboost-dev libspdlog-dev libmimalloc-dev libssl-dev openssl ca-certificates
 )
 
-# What only the tests need: npm fetches the upstream dsh packages and Node 22 that the parity
-# tests run (bench/setup_upstream.sh), and Chromium renders the HTML page.
+# What only the tests need, each a Debian package named like its command: npm fetches the
+# upstream dsh packages and Node 22 that the parity tests run (bench/setup_upstream.sh), and
+# Chromium renders the HTML page.
 RETRACE_TEST_PACKAGES=(npm chromium)
 
 # Installs the missing packages among "$@" (default: RETRACE_PACKAGES).

@@ -86,17 +86,17 @@ std::vector<std::string> NamedIdentifiers(std::string_view sql) {
 
 // kViews: a storage table may be read through a view, not named in the query
 // itself. Its rows hold internal keys (a session's local id where the view has
-// its session id), and its columns may change between versions.
-std::string StorageTableRefusal(std::string_view table) {
-  static constexpr std::string_view kViewed[] = {"sessions", "events", "tool_calls", "turns", "steps",
-                                                 "injections", "replacements", "retries", "search_docs"};
-  for (std::string_view t : kViewed) {
-    if (table == t) {
-      return "the storage table " + std::string(table) + " (its keys are internal); query the view v_" +
-             std::string(table) + " instead";
+// its session id), and its columns may change between versions. The message
+// names the table's view v_<table> when the schema has one.
+std::string StorageTableRefusal(Db& db, const std::string& table) {
+  auto has_view = Statement::Prepare(db, "SELECT 1 FROM sqlite_schema WHERE type = 'view' AND name = ?");
+  if (has_view.ok()) {
+    has_view->Bind(1, "v_" + table);
+    if (Result<bool> row = has_view->Step(); row.ok() && *row) {
+      return "the storage table " + table + " (its keys are internal); query the view v_" + table + " instead";
     }
   }
-  return "the internal table " + std::string(table) + "; query the views of docs/AUDIT.md instead";
+  return "the internal table " + table + "; query the views of docs/AUDIT.md instead";
 }
 
 // The tables of the schema a user query may not name: every table but the
@@ -216,7 +216,7 @@ Result<QueryTable> ReadOnlyDb::Run(std::string_view sql, std::span<const SqlValu
       const bool table_position = named[i - 1] == "from" || named[i - 1] == "join" || named[i - 1] == ",";
       if (table_position && std::find(refusal.read_directly.begin(), refusal.read_directly.end(), named[i]) !=
                                 refusal.read_directly.end()) {
-        return Status::InvalidArgument("refused: this query reads " + StorageTableRefusal(named[i]));
+        return Status::InvalidArgument("refused: this query reads " + StorageTableRefusal(db_, named[i]));
       }
     }
   }

@@ -14,7 +14,7 @@
 #include "bench/log_generator.h"
 #include "bench/measure.h"
 #include "store/importer.h"
-#include "store/line_source.h"
+#include "format/line_source.h"
 #include "store/sqlite.h"
 
 namespace retrace::bench {
@@ -31,7 +31,7 @@ double PlainSqliteInsert(const std::string& file, const std::string& db_path, in
   if (!db.ok() || !db->Exec("PRAGMA page_size=" + std::to_string(page_size) + "; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
                             "CREATE TABLE lines(seq INTEGER PRIMARY KEY, line TEXT NOT NULL)").ok())
     return -1;
-  auto source = store::LineSource::Open(file);
+  auto source = format::LineSource::Open(file);
   if (!source.ok() || !db->Exec("BEGIN").ok()) return -1;
   auto insert = store::Statement::Prepare(*db, "INSERT INTO lines(seq, line) VALUES(?, ?)");
   int64_t seq = 0;

@@ -5,7 +5,7 @@
 
 #include "engine/json/writer.h"
 #include "engine/log/session_header.h"
-#include "store/chunk_rows.h"
+#include "format/chunk_rows.h"
 
 namespace retrace::bench {
 namespace {
@@ -228,7 +228,7 @@ GeneratedLog WriteGeneratedLog(const std::string& path, const std::string& sessi
   std::fwrite(header.data(), 1, header.size(), f);
   uint64_t bytes = header.size();
   GeneratedLog log = GenerateLog(session_id, min_events, seed, [&](const std::vector<log::EventRecord>& batch) {
-    for (const std::string& line : store::PackChunkRuns(batch)) {
+    for (const std::string& line : format::PackChunkRuns(batch)) {
       std::fwrite(line.data(), 1, line.size(), f);
       std::fputc('\n', f);
       bytes += line.size() + 1;

@@ -14,7 +14,7 @@
 #include "bench/bench_options.h"
 #include "bench/measure.h"
 #include "engine/json/parser.h"
-#include "store/fast_json_parser.h"
+#include "format/fast_json_parser.h"
 
 namespace retrace::bench {
 namespace {
@@ -31,7 +31,7 @@ std::string WideObject(int keys, bool repeats) {
 }
 
 double TimeParse(const std::string& text, bool fast, int times) {
-  store::FastJsonParser parser;
+  format::FastJsonParser parser;
   const double start = NowSeconds();
   for (int i = 0; i < times; ++i) {
     Result<json::Value> v = fast ? parser.Parse(text) : json::Parse(text);

@@ -19,10 +19,10 @@
 #include "bench/measure.h"
 #include "engine/json/parser.h"
 #include "engine/json/writer.h"
-#include "store/audit.h"
-#include "store/dsh_layout.h"
+#include "query/audit.h"
+#include "format/dsh_layout.h"
 #include "store/importer.h"
-#include "store/search.h"
+#include "query/search.h"
 
 namespace retrace::bench {
 namespace {
@@ -85,7 +85,7 @@ int Main(int argc, char** argv) {
     const GeneratedLog log = WriteGeneratedLog(file, id, events, static_cast<uint64_t>(i) + 1);
     total_events += log.events;
     total_calls += log.tool_calls;
-    const std::string at = root + "/" + store::ProjectKey(*GeneratedHeader(id).cwd) + "/" + store::EncodeSegment(id);
+    const std::string at = root + "/" + format::ProjectKey(*GeneratedHeader(id).cwd) + "/" + format::EncodeSegment(id);
     fs::create_directories(at);
     fs::create_symlink(fs::absolute(file), at + "/session.jsonl");
     files.push_back(file);
@@ -106,23 +106,23 @@ int Main(int argc, char** argv) {
     import_seconds = NowSeconds() - t0;
     build_seconds = Best(o.reps, [&] { return (*store)->RebuildReadModel().ok(); });
   }
-  auto db = store::ReadOnlyDb::Open(db_path);
+  auto db = query::ReadOnlyDb::Open(db_path);
   if (!db.ok()) return std::fprintf(stderr, "%s\n", db.status().message().c_str()), 1;
 
-  const double audit_tools = Best(o.reps, [&] { return store::RunAudit(*db, "tools", {}).ok(); });
-  store::AuditFilters filtered;
+  const double audit_tools = Best(o.reps, [&] { return query::RunAudit(*db, "tools", {}).ok(); });
+  query::AuditFilters filtered;
   filtered.tool = "read";
   filtered.outcome = "error";
   size_t failures = 0;
   const double audit_failures = Best(o.reps, [&] {
-    auto t = store::RunAudit(*db, "failures", filtered);
+    auto t = query::RunAudit(*db, "failures", filtered);
     failures = t.ok() ? t->rows.size() : 0;
     return t.ok();
   });
 
   std::vector<double> ours;
   for (const std::string& q : Queries()) {
-    ours.push_back(Best(o.reps, [&] { return store::Search(*db, {.query = q}).ok(); }));
+    ours.push_back(Best(o.reps, [&] { return query::Search(*db, {.query = q}).ok(); }));
   }
 
   std::printf("%-52s %9.1f ms  (%.0f events/s, with the model)\n", "retrace import", import_seconds * 1e3,

@@ -17,10 +17,10 @@
 #include "engine/runtime/session_recorder.h"
 #include "engine/schema/validator.h"
 #include "presenters/reference_tools.h"
-#include "store/atomic_file.h"
-#include "store/dsh_layout.h"
+#include "format/atomic_file.h"
+#include "format/dsh_layout.h"
 #include "store/event_source.h"
-#include "store/fast_json_parser.h"
+#include "format/fast_json_parser.h"
 
 namespace retrace::check {
 namespace {
@@ -153,7 +153,7 @@ Result<Replay> ReplayOnce(const Source& source, const presenters::PresenterSet& 
 // The card document as values, parsed from the text if the views were not kept.
 const Value& Doc(Replay& r) {
   if (r.doc.is_null()) {
-    Result<Value> parsed = store::FastJsonParser().Parse(r.text);
+    Result<Value> parsed = format::FastJsonParser().Parse(r.text);
     if (parsed.ok()) r.doc = std::move(parsed).value();  // written by us: always parses
   }
   return r.doc;
@@ -283,7 +283,7 @@ void Fuzz(Replay& r, const presenters::PresenterSet& presenters, int rounds, Ses
 
 std::string GoldenPath(const std::string& dir, const Source& source, const std::string& session_id) {
   const std::string& name = source.reference_name.empty() ? session_id : source.reference_name;
-  return dir + "/" + store::EncodeSegment(name) + ".cards.json";
+  return dir + "/" + format::EncodeSegment(name) + ".cards.json";
 }
 
 // `claimed`: the golden documents earlier sessions of this run compared with or wrote, by path.
@@ -315,7 +315,7 @@ SessionCheck CheckSession(const Source& source, const CheckOptions& o, const pre
     Divergence v;
     v.finding = Finding::kNondeterministic;
     v.detail = "two replays of the same log gave different cards";
-    const Result<Value> second_doc = store::FastJsonParser().Parse(second->text);
+    const Result<Value> second_doc = format::FastJsonParser().Parse(second->text);
     if (auto diff = second_doc.ok() ? FirstDifference(Doc(*first), *second_doc) : std::nullopt) {
       v.path = diff->path;
       v.expected = diff->expected;
@@ -340,7 +340,7 @@ SessionCheck CheckSession(const Source& source, const CheckOptions& o, const pre
   if (o.update_golden) {
     std::error_code ec;
     fs::create_directories(*o.golden_dir, ec);
-    auto file = store::AtomicFile::Create(path);
+    auto file = format::AtomicFile::Create(path);
     Status st = file.ok() ? file->Append(first->text) : file.status();
     if (st.ok()) st = file->Commit(/*overwrite=*/true);
     if (!st.ok()) return unreadable("cannot write the reference: " + st.message());
@@ -359,7 +359,7 @@ SessionCheck CheckSession(const Source& source, const CheckOptions& o, const pre
     out.has_reference = true;
     return out;
   }
-  Result<Value> reference = store::FastJsonParser().Parse(text);
+  Result<Value> reference = format::FastJsonParser().Parse(text);
   if (!reference.ok()) return unreadable("the reference " + path + " is not JSON: " + reference.status().message());
   out.has_reference = true;
   CompareWithReference(*first, *reference, out);

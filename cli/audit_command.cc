@@ -3,7 +3,7 @@
 #include "cli/exit_codes.h"
 #include "cli/format.h"
 #include "cli/query_output.h"
-#include "store/audit.h"
+#include "query/audit.h"
 
 namespace retrace::cli {
 
@@ -17,8 +17,8 @@ struct Args {
   bool json = false, csv = false;
 };
 
-Result<store::AuditFilters> Filters(const Args& a) {
-  store::AuditFilters f;
+Result<query::AuditFilters> Filters(const Args& a) {
+  query::AuditFilters f;
   if (!a.session.empty()) f.session = a.session;
   if (!a.tool.empty()) f.tool = a.tool;
   if (!a.outcome.empty()) f.outcome = a.outcome;
@@ -36,9 +36,9 @@ Result<store::AuditFilters> Filters(const Args& a) {
 int Run(const Context& ctx, const Args& a) {
   auto filters = Filters(a);
   if (!filters.ok()) return ctx.Fail(filters.status());
-  auto db = store::ReadOnlyDb::Open(ctx.db_path);
+  auto db = query::ReadOnlyDb::Open(ctx.db_path);
   if (!db.ok()) return ctx.Fail(db.status());
-  auto table = store::RunAudit(*db, a.report, *filters, Deadline(60));
+  auto table = query::RunAudit(*db, a.report, *filters, Deadline(60));
   if (!table.ok()) return ctx.Fail(table.status());
   std::fputs(FormatTable(*table, ChosenFormat(a.json, a.csv)).c_str(), ctx.out);
   return kExitOk;
@@ -56,13 +56,13 @@ Command AuditCommand() {
   return {"audit", "Canned reports over stored sessions: tools, failures, injections, sessions, turns",
           [](CLI::App& sub, Context& ctx) -> Handler {
             auto a = std::make_shared<Args>();
-            sub.add_option("report", a->report, "Which report")->required()->check(CLI::IsMember(store::AuditReports()));
+            sub.add_option("report", a->report, "Which report")->required()->check(CLI::IsMember(query::AuditReports()));
             sub.add_option("--session", a->session, "Only this session");
             sub.add_option("--tool", a->tool, "Only calls of this tool (tools, failures)");
             sub.add_option("--since", a->since, "From this time: Unix ms, 2026-11-30 or 2026-11-30T06:00:00Z");
             sub.add_option("--until", a->until, "Up to this time, inclusive (a date means its whole day)");
             sub.add_option("--outcome", a->outcome, "Only calls with this outcome (tools, failures)")
-                ->check(CLI::IsMember(store::CallOutcomes()));
+                ->check(CLI::IsMember(query::CallOutcomes()));
             AddOutputFlags(sub, a->json, a->csv);
             sub.footer(
                 "Reports:\n"
@@ -71,7 +71,7 @@ Command AuditCommand() {
                 "  injections  injected context: plugin, form, summary, pending or claimed\n"
                 "  sessions    per session: events, turns, tool calls, failed calls, injections, tokens\n"
                 "  turns       per turn: end reason, steps, tool calls, tokens, duration\n"
-                "Outcomes: " + Join(store::CallOutcomes(), ", ") + ".\n"
+                "Outcomes: " + Join(query::CallOutcomes(), ", ") + ".\n"
                 "Times filter on the call's start (tools, failures), the injection, the session's creation\n"
                 "or the turn's start. For ad hoc questions use `retrace query`.");
             return [&ctx, a] { return Run(ctx, *a); };

@@ -26,7 +26,7 @@ struct Command {
 
 std::span<const Command> Commands();
 
-// The help of an `-o FILE` option (what store::AtomicFile does with it).
+// The help of an `-o FILE` option (what format::AtomicFile does with it).
 inline constexpr char kOutputFileHelp[] =
     "Write to FILE instead of stdout (atomically; a device or pipe such as /dev/null is written in place)";
 

@@ -17,7 +17,7 @@
 #include "cli/script_session.h"
 #include "engine/replay/transcript.h"
 #include "presenters/reference_tools.h"
-#include "store/atomic_file.h"
+#include "format/atomic_file.h"
 #include "store/event_source.h"
 
 namespace retrace::cli {
@@ -77,7 +77,7 @@ int Run(const Context& ctx, const DemoOptions& opt) {
   const bool color = isatty(fileno(ctx.out)) && std::getenv("NO_COLOR") == nullptr;
   std::fputs(replay::RenderText(transcript, color).c_str(), ctx.out);
 
-  st = store::WriteFileAtomically(opt.html, replay::RenderHtml(transcript));
+  st = format::WriteFileAtomically(opt.html, replay::RenderHtml(transcript));
   if (!st.ok()) return ctx.Fail(st);
   if (!opt.keep_workspace) std::filesystem::remove_all(dir);
   std::fprintf(ctx.out, "\n%s into %s\nwrote %s%s%s\n", Summary(*outcome).c_str(), ctx.db_path.c_str(),

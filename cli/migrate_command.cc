@@ -106,7 +106,7 @@ int Run(const Context& ctx, bool status, bool dry_run, bool backup, const std::s
   }
   auto store = ctx.OpenStore(/*migrate=*/true);
   if (!store.ok()) return ctx.Fail(store.status());
-  auto version = (*store)->db().QueryInt("PRAGMA user_version");
+  auto version = (*store)->SchemaVersion();
   if (!version.ok()) return ctx.Fail(version.status());
   std::fprintf(ctx.out, "%s: at schema version %lld\n", ctx.db_path.c_str(), static_cast<long long>(*version));
   return kExitOk;

@@ -22,9 +22,9 @@ struct Args {
 };
 
 int Run(const Context& ctx, const Args& a) {
-  auto db = store::ReadOnlyDb::Open(ctx.db_path);
+  auto db = query::ReadOnlyDb::Open(ctx.db_path);
   if (!db.ok()) return ctx.Fail(db.status());
-  auto table = db->Run(a.sql, {}, Deadline(a.timeout), store::QueryAccess::kViews);
+  auto table = db->Run(a.sql, {}, Deadline(a.timeout), query::QueryAccess::kViews);
   if (!table.ok()) return ctx.Fail(table.status());
   std::fputs(FormatTable(*table, ChosenFormat(a.json, a.csv)).c_str(), ctx.out);
   return kExitOk;

@@ -14,7 +14,7 @@ bool IsTimeColumn(const std::string& name) {
   return name == "created_at" || name == "time" || (name.size() > 5 && name.compare(name.size() - 5, 5, "_time") == 0);
 }
 
-std::string Plain(const store::SqlCell& cell) {
+std::string Plain(const query::SqlCell& cell) {
   if (const auto* i = std::get_if<int64_t>(&cell)) return std::to_string(*i);
   if (const auto* d = std::get_if<double>(&cell)) {
     std::string out;
@@ -25,7 +25,7 @@ std::string Plain(const store::SqlCell& cell) {
   return "";
 }
 
-std::string TableCell(const std::string& column, const store::SqlCell& cell) {
+std::string TableCell(const std::string& column, const query::SqlCell& cell) {
   if (std::holds_alternative<std::monostate>(cell)) return "-";
   if (const auto* i = std::get_if<int64_t>(&cell); i && IsTimeColumn(column)) return IsoTime(*i);
   std::string text = Plain(cell);
@@ -53,7 +53,7 @@ std::string CsvField(const std::string& s) {
   return out + "\"";
 }
 
-json::Value JsonCell(const store::SqlCell& cell) {
+json::Value JsonCell(const query::SqlCell& cell) {
   if (const auto* i = std::get_if<int64_t>(&cell)) return json::Value(static_cast<double>(*i));
   if (const auto* d = std::get_if<double>(&cell)) return json::Value(*d);
   if (const auto* s = std::get_if<std::string>(&cell)) return json::Value(*s);
@@ -69,7 +69,7 @@ void AddOutputFlags(CLI::App& sub, bool& json, bool& csv) {
 
 OutputFormat ChosenFormat(bool json, bool csv) { return json ? OutputFormat::kJson : csv ? OutputFormat::kCsv : OutputFormat::kTable; }
 
-std::string FormatTable(const store::QueryTable& t, OutputFormat format) {
+std::string FormatTable(const query::QueryTable& t, OutputFormat format) {
   if (format == OutputFormat::kJson) {
     json::Value::Array rows;
     for (const auto& row : t.rows) {

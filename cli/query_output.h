@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-#include "store/sql_query.h"
+#include "query/sql_query.h"
 
 namespace retrace::cli {
 
@@ -21,7 +21,7 @@ OutputFormat ChosenFormat(bool json, bool csv);
 
 // In the table, times (created_at, *_time) are ISO 8601 and long or
 // multi-line text is cut to its first line; JSON and CSV keep every value whole.
-std::string FormatTable(const store::QueryTable& table, OutputFormat format);
+std::string FormatTable(const query::QueryTable& table, OutputFormat format);
 
 }  // namespace retrace::cli
 

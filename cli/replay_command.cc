@@ -15,9 +15,9 @@
 #include "engine/replay/cards.h"
 #include "engine/replay/transcript.h"
 #include "presenters/reference_tools.h"
-#include "store/atomic_file.h"
+#include "format/atomic_file.h"
 #include "store/event_source.h"
-#include "store/jsonl_reader.h"
+#include "format/jsonl_reader.h"
 
 namespace retrace::cli {
 namespace {
@@ -116,7 +116,7 @@ Status WriteCards(const Context& ctx, const Args& a, size_t drain_bytes,
   std::string id = a.source;  // the document's head names the session before any call
   size_t reserve = drain_bytes ? 2 * drain_bytes : 0;
   if (IsFile(a.source)) {
-    ASSIGN_OR_RETURN(std::unique_ptr<store::JsonlReader> reader, store::JsonlReader::Open(a.source));
+    ASSIGN_OR_RETURN(std::unique_ptr<format::JsonlReader> reader, format::JsonlReader::Open(a.source));
     id = reader->header().id;
     if (std::optional<replay::CardBuilder> pieced = PiecedCards(a.source, id, a.threads)) {
       return WriteRest(*pieced, write);
@@ -160,13 +160,13 @@ Status Replay(const Context& ctx, const Args& a) {
   if (a.format == "cards" && !a.output.empty()) {
     // Into AtomicFile's temporary file as the cards are made: the file
     // appears only once it is complete.
-    ASSIGN_OR_RETURN(store::AtomicFile file, store::AtomicFile::Create(a.output));
+    ASSIGN_OR_RETURN(format::AtomicFile file, format::AtomicFile::Create(a.output));
     RETURN_IF_ERROR(WriteCards(ctx, a, size_t{8} << 20, [&](std::string_view text) { return file.Append(text); }));
     return file.Commit(/*overwrite=*/true);
   }
   if (a.format == "cards") return WriteCards(ctx, a, 0, [&](std::string_view text) { return WriteStdout(ctx, text); });
   ASSIGN_OR_RETURN(std::string out, Render(ctx, a));
-  return a.output.empty() ? WriteStdout(ctx, out) : store::WriteFileAtomically(a.output, out);
+  return a.output.empty() ? WriteStdout(ctx, out) : format::WriteFileAtomically(a.output, out);
 }
 
 int Run(const Context& ctx, Args a) {

@@ -3,7 +3,7 @@
 #include "cli/exit_codes.h"
 #include "cli/format.h"
 #include "engine/json/writer.h"
-#include "store/search.h"
+#include "query/search.h"
 
 namespace retrace::cli {
 
@@ -12,13 +12,13 @@ std::function<bool()> Deadline(double seconds);  // query_command.cc
 namespace {
 
 struct Args {
-  store::SearchRequest request;
-  int64_t limit = store::kSearchDefaultLimit;
+  query::SearchRequest request;
+  int64_t limit = query::kSearchDefaultLimit;
   std::string session, cursor;
   bool json = false;
 };
 
-json::Value HitJson(const store::SearchHit& h) {
+json::Value HitJson(const query::SearchHit& h) {
   return json::Value::MakeObject({{"sessionId", h.session_id},
                                   {"seq", h.seq},
                                   {"type", h.type},
@@ -29,7 +29,7 @@ json::Value HitJson(const store::SearchHit& h) {
 }
 
 int Run(const Context& ctx, Args& a) {
-  store::SearchRequest& r = a.request;
+  query::SearchRequest& r = a.request;
   r.limit = a.limit;
   if (!a.session.empty()) r.session = a.session;
   if (!a.cursor.empty()) r.cursor = a.cursor;
@@ -38,9 +38,9 @@ int Run(const Context& ctx, Args& a) {
     Status st = store.ok() ? (*store)->CatchUpSearchIndex() : store.status();
     if (!st.ok()) return ctx.Fail(st);
   }
-  auto db = store::ReadOnlyDb::Open(ctx.db_path);
+  auto db = query::ReadOnlyDb::Open(ctx.db_path);
   if (!db.ok()) return ctx.Fail(db.status());
-  auto page = store::Search(*db, r, Deadline(60));
+  auto page = query::Search(*db, r, Deadline(60));
   if (!page.ok()) return ctx.Fail(page.status());
   if (a.json) {
     json::Value::Array items;

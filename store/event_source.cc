@@ -11,10 +11,10 @@
 #include "engine/log/event_types.h"
 #include "engine/log/upcaster.h"
 #include "store/event_id.h"
-#include "store/fast_json_parser.h"
-#include "store/jsonl_reader.h"
+#include "format/fast_json_parser.h"
+#include "format/jsonl_reader.h"
 #include "store/sqlite.h"
-#include "store/zstd_frames.h"
+#include "format/zstd_frames.h"
 
 namespace retrace::store {
 namespace {
@@ -51,12 +51,12 @@ class UpcastingSink {
 // Gives the events of the reader's records, to its end, that `read` admits
 // (set as its type filter) to `upcast`. Returns the first record's seq, or -1
 // when there was none.
-Result<int64_t> ReadRecords(JsonlReader& reader, const std::string& path, const TypeFilter& read,
+Result<int64_t> ReadRecords(format::JsonlReader& reader, const std::string& path, const TypeFilter& read,
                             UpcastingSink& upcast) {
   reader.set_type_filter(read);
   int64_t first_seq = -1;
   while (true) {
-    ASSIGN_OR_RETURN(std::optional<StorageRecord> record, reader.Next());
+    ASSIGN_OR_RETURN(std::optional<format::StorageRecord> record, reader.Next());
     if (!record) return first_seq;
     if (first_seq < 0) first_seq = record->first_seq;
     if (record->packed || !read(record->event.type)) continue;
@@ -92,7 +92,7 @@ struct PieceOutcome {
 
 PieceOutcome ReadPiece(const std::string& path, const FilePiece& piece, const TypeFilter& need, const EventSink& sink) {
   PieceOutcome out;
-  auto reader = JsonlReader::OpenPiece(path, piece.begin, piece.end);
+  auto reader = format::JsonlReader::OpenPiece(path, piece.begin, piece.end);
   if (!reader.ok()) return out;
   out.session_id = (*reader)->header().id;  // "" after the first piece, where any upcast voids the read anyway
   UpcastingSink upcast(out.session_id, need, sink);
@@ -109,8 +109,8 @@ PieceOutcome ReadPiece(const std::string& path, const FilePiece& piece, const Ty
 // The events of the rows of `range`, parsed and upcast, to `upcast`. Chunk
 // rows stay in the database: the type column says they are not needed.
 Status ReadStoredRange(EventStore& store, int64_t key, SeqRange range, const TypeFilter& need, UpcastingSink& upcast) {
-  FastJsonParser parser;
-  return store.ForEachRow(key, range.from, range.to, std::nullopt, ReadTypes(need),
+  format::FastJsonParser parser;
+  return store.ForEachRow(key, {.from_seq = range.from, .to_seq = range.to, .need = ReadTypes(need)},
                           [&](const StoredRow& row) -> Status {
                             if (!row.packed.empty()) return Status::Ok();
                             ASSIGN_OR_RETURN(json::Value value, parser.Parse(row.json));
@@ -166,7 +166,7 @@ Status ReadStoredEvents(EventStore& store, std::string_view session_id, const Ty
 }
 
 Result<std::string> ReadFileEvents(const std::string& path, const TypeFilter& need, const EventSink& sink) {
-  ASSIGN_OR_RETURN(std::unique_ptr<JsonlReader> reader, JsonlReader::Open(path));
+  ASSIGN_OR_RETURN(std::unique_ptr<format::JsonlReader> reader, format::JsonlReader::Open(path));
   UpcastingSink upcast(reader->header().id, need, sink);
   RETURN_IF_ERROR(ReadRecords(*reader, path, ReadTypes(need), upcast).status());
   return reader->header().id;
@@ -179,7 +179,7 @@ std::vector<FilePiece> PlanFilePieces(const std::string& path, size_t max_pieces
   const off_t end = lseek(fd, 0, SEEK_END);
   const uint64_t size = end > 0 ? static_cast<uint64_t>(end) : 0;
   char magic[4] = {};
-  const bool raw = pread(fd, magic, sizeof magic, 0) == sizeof magic && !LooksLikeZstd(std::string_view(magic, 4));
+  const bool raw = pread(fd, magic, sizeof magic, 0) == sizeof magic && !format::LooksLikeZstd(std::string_view(magic, 4));
   pieces.push_back({0, size});
   const size_t count = raw && min_piece_bytes ? std::min<uint64_t>(max_pieces, size / min_piece_bytes) : 1;
   for (size_t i = 1; i < count; ++i) {
@@ -222,18 +222,10 @@ Result<std::vector<SeqRange>> PlanStoredPieces(EventStore& store, std::string_vi
   std::vector<SeqRange> pieces{{0, events}};
   const int64_t count =
       min_piece_events > 0 ? std::min<int64_t>(static_cast<int64_t>(max_pieces), events / min_piece_events) : 1;
-  // The first turn/start at or after a seq: the rows are clustered by (session, seq), so this reads from there on only.
-  ASSIGN_OR_RETURN(
-      Statement next_turn,
-      Statement::Prepare(
-          store.db(),
-          "SELECT seq FROM events WHERE event_id BETWEEN ? AND ? AND type = 'turn/start' ORDER BY event_id LIMIT 1"));
   for (int64_t i = 1; i < count; ++i) {
-    next_turn.Reset();
-    next_turn.Bind(1, EventId(key, events / count * i)).Bind(2, EventId(key, kMaxSeq));
-    ASSIGN_OR_RETURN(bool found, next_turn.Step());
-    if (!found) break;
-    const int64_t cut = next_turn.Int(0);
+    ASSIGN_OR_RETURN(std::optional<int64_t> next_turn, store.FirstOfType(key, events / count * i, log::kTurnStart));
+    if (!next_turn) break;
+    const int64_t cut = *next_turn;
     if (cut <= pieces.back().from) continue;  // the previous cut's turn again
     pieces.back().to = cut;
     pieces.push_back({cut, events});

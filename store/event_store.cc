@@ -4,9 +4,8 @@
 
 #include <sys/stat.h>
 
-#include "store/event_id.h"
 #include "store/schema_lock.h"
-#include "store/chunk_rows.h"
+#include "format/chunk_rows.h"
 #include "store/session_writer.h"
 
 namespace retrace::store {
@@ -19,17 +18,17 @@ bool FileHasBytes(const std::string& path) {
 
 Status NoSession(std::string_view id) { return Status::NotFound("no session \"" + std::string(id) + "\" in the store"); }
 
-// The session ranges below are event_id.h's EventId(s.id, 0..kMaxSeq) in SQL.
-constexpr std::string_view kSummarySelect =
-    "SELECT s.session_id, s.created_at, s.cwd, s.parent_session,"
-    " (SELECT e.seq + e.count FROM events e WHERE e.event_id BETWEEN (s.id << 32) AND (s.id << 32) + 4294967295"
-    "   ORDER BY e.event_id DESC LIMIT 1), s.source,"
-    // Counted over the session's clustered key range.
-    " (SELECT count(*) FROM events e WHERE e.event_id BETWEEN (s.id << 32) AND (s.id << 32) + 4294967295"
-    "   AND e.type = 'turn/start'),"
-    " (SELECT count(*) FROM events e WHERE e.event_id BETWEEN (s.id << 32) AND (s.id << 32) + 4294967295"
-    "   AND e.type = 'tool/call')"
-    " FROM sessions s";
+const std::string& SummarySelect() {
+  static const std::string sql =
+      "SELECT s.session_id, s.created_at, s.cwd, s.parent_session,"
+      " (SELECT e.seq + e.count FROM events e WHERE " + SessionRangeSql("e.event_id", "s.id") +
+      "   ORDER BY e.event_id DESC LIMIT 1), s.source,"
+      // Counted over the session's clustered key range.
+      " (SELECT count(*) FROM events e WHERE " + SessionRangeSql("e.event_id", "s.id") + " AND e.type = 'turn/start'),"
+      " (SELECT count(*) FROM events e WHERE " + SessionRangeSql("e.event_id", "s.id") + " AND e.type = 'tool/call')"
+      " FROM sessions s";
+  return sql;
+}
 
 }  // namespace
 
@@ -126,7 +125,7 @@ Result<SessionSummary> EventStore::Summarize(Statement& st) {
 }
 
 Result<std::vector<SessionSummary>> EventStore::ListSessions() {
-  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, std::string(kSummarySelect) +
+  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, SummarySelect() +
                                                              " ORDER BY s.created_at DESC, s.session_id ASC"));
   std::vector<SessionSummary> out;
   while (true) {
@@ -138,7 +137,7 @@ Result<std::vector<SessionSummary>> EventStore::ListSessions() {
 }
 
 Result<SessionSummary> EventStore::Describe(std::string_view session_id) {
-  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, std::string(kSummarySelect) + " WHERE s.session_id = ?"));
+  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, SummarySelect() + " WHERE s.session_id = ?"));
   st.Bind(1, session_id);
   ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return NoSession(session_id);
@@ -153,46 +152,58 @@ Result<int64_t> EventStore::RowStart(int64_t key, int64_t seq) {
   return row && !st.IsNull(0) ? st.Int(0) : EventId(key, 0);
 }
 
-Status EventStore::ForEachRow(int64_t key, int64_t from_seq, const std::optional<std::string>& type,
-                              const std::function<Status(const StoredRow&)>& fn) {
-  return ForEachRow(key, from_seq, type, [](std::string_view) { return true; }, fn);
-}
-
-Status EventStore::ForEachRow(int64_t key, int64_t from_seq, const std::optional<std::string>& type,
-                              const std::function<bool(std::string_view type)>& need,
-                              const std::function<Status(const StoredRow&)>& fn) {
-  return ForEachRow(key, from_seq, kMaxSeq + 1, type, need, fn);
-}
-
-Status EventStore::ForEachRow(int64_t key, int64_t from_seq, int64_t to_seq, const std::optional<std::string>& type,
-                              const std::function<bool(std::string_view type)>& need,
-                              const std::function<Status(const StoredRow&)>& fn) {
-  if (to_seq <= 0) return Status::Ok();
-  ASSIGN_OR_RETURN(int64_t start, RowStart(key, from_seq));
+Status EventStore::ForEachRow(int64_t key, const RowRange& range, const std::function<Status(const StoredRow&)>& fn) {
+  if (range.to_seq <= 0) return Status::Ok();
+  ASSIGN_OR_RETURN(int64_t start, RowStart(key, range.from_seq));
   std::string sql = "SELECT seq, count, type, time, packed, json FROM events WHERE event_id BETWEEN ? AND ?";
-  if (type) sql += " AND type = ?";
+  if (range.type) sql += " AND type = ?";
   sql += " ORDER BY event_id";
   ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, sql));
-  st.Bind(1, start).Bind(2, EventId(key, std::min(to_seq - 1, kMaxSeq)));
-  if (type) st.Bind(3, *type);
+  st.Bind(1, start).Bind(2, EventId(key, std::min(range.to_seq - 1, kMaxSeq)));
+  if (range.type) st.Bind(3, *range.type);
   while (true) {
     ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) return Status::Ok();
     // Columns are read in order, so a row that is not needed never loads its text.
     const int64_t seq = st.Int(0), count = st.Int(1);
     const std::string_view row_type = st.Text(2);
-    if (seq + count <= from_seq || !need(row_type)) continue;
+    if (seq + count <= range.from_seq || (range.need && !range.need(row_type))) continue;
     StoredRow r{seq, count, row_type, st.Int(3), st.Text(4), st.Text(5)};
     RETURN_IF_ERROR(fn(r));
   }
 }
 
+Result<std::optional<int64_t>> EventStore::FirstOfType(int64_t key, int64_t from_seq, std::string_view type) {
+  // The rows are clustered by (session, seq), so this reads from `from_seq` on only.
+  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_,
+      "SELECT seq FROM events WHERE event_id BETWEEN ? AND ? AND type = ? ORDER BY event_id LIMIT 1"));
+  st.Bind(1, EventId(key, std::max<int64_t>(0, from_seq))).Bind(2, EventId(key, kMaxSeq)).Bind(3, type);
+  ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row) return std::optional<int64_t>();
+  return std::optional<int64_t>(st.Int(0));
+}
+
+Result<int64_t> EventStore::SchemaVersion() { return db_.QueryInt("PRAGMA user_version"); }
+
+Result<Durability> EventStore::EffectiveDurability() {
+  ASSIGN_OR_RETURN(int64_t sync, db_.QueryInt("PRAGMA synchronous"));
+  constexpr int64_t kSqliteFull = 2;
+  return sync >= kSqliteFull ? Durability::kFull : Durability::kNormal;
+}
+
+Result<Transaction> EventStore::BeginTransaction() { return Transaction::Begin(db_); }
+
+Status EventStore::SetSource(std::string_view session_id, const std::optional<std::string>& source) {
+  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, "UPDATE sessions SET source = ? WHERE session_id = ?"));
+  return st.Bind(1, source).Bind(2, session_id).Run();
+}
+
 Status EventStore::ForEachEvent(std::string_view session_id, const EventFilter& filter,
                                 const std::function<Status(const StoredEvent&)>& fn) {
   ASSIGN_OR_RETURN(int64_t key, SessionKey(session_id));
-  return ForEachRow(key, filter.from_seq, filter.type, [&](const StoredRow& r) -> Status {
+  return ForEachRow(key, {.from_seq = filter.from_seq, .type = filter.type}, [&](const StoredRow& r) -> Status {
     if (r.packed.empty()) return fn(StoredEvent{r.seq, std::string(r.type), r.time, std::string(r.json)});
-    ASSIGN_OR_RETURN(std::vector<log::EventRecord> members, DecodeStoredChunkRow(r.json, r.seq));
+    ASSIGN_OR_RETURN(std::vector<log::EventRecord> members, format::DecodeStoredChunkRow(r.json, r.seq));
     for (auto& m : members) {
       if (m.event.seq < filter.from_seq) continue;
       RETURN_IF_ERROR(fn(StoredEvent{m.event.seq, m.event.type, m.event.time, std::move(m.text)}));
@@ -203,7 +214,7 @@ Status EventStore::ForEachEvent(std::string_view session_id, const EventFilter& 
 
 Status EventStore::ForEachStorageLine(std::string_view session_id, const std::function<Status(std::string_view)>& fn) {
   ASSIGN_OR_RETURN(int64_t key, SessionKey(session_id));
-  return ForEachRow(key, 0, std::nullopt, [&](const StoredRow& r) { return fn(r.json); });
+  return ForEachRow(key, {}, [&](const StoredRow& r) { return fn(r.json); });
 }
 
 Result<std::string> EventStore::EventText(int64_t key, int64_t seq) {
@@ -213,7 +224,7 @@ Result<std::string> EventStore::EventText(int64_t key, int64_t seq) {
   ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row || seq < st.Int(0) || seq >= st.Int(0) + st.Int(1)) return Status::NotFound("no event at seq " + std::to_string(seq));
   if (st.IsNull(2)) return std::string(st.Text(3));
-  ASSIGN_OR_RETURN(std::vector<log::EventRecord> members, DecodeStoredChunkRow(st.Text(3), st.Int(0)));
+  ASSIGN_OR_RETURN(std::vector<log::EventRecord> members, format::DecodeStoredChunkRow(st.Text(3), st.Int(0)));
   // The count column says how many events the row stands for; a row whose
   // text decodes to fewer was changed behind the store's back.
   const auto index = static_cast<size_t>(seq - st.Int(0));

@@ -35,6 +35,7 @@
 #include "engine/base/status.h"
 #include "engine/log/event_log.h"
 #include "engine/log/session_header.h"
+#include "store/event_id.h"
 #include "store/migrations.h"
 #include "store/schema_lock.h"
 #include "store/sqlite.h"
@@ -101,6 +102,17 @@ struct EventFilter {
   std::optional<std::string> type;
 };
 
+// Which rows of a session ForEachRow visits: those holding an event with
+// seq in [from_seq, to_seq), of `type` when given, whose type passes `need`
+// (the others' text is never read from the database: the type column is
+// consulted first).
+struct RowRange {
+  int64_t from_seq = 0;
+  int64_t to_seq = kMaxSeq + 1;
+  std::optional<std::string> type{};
+  std::function<bool(std::string_view type)> need{};
+};
+
 class SessionWriter;
 
 class EventStore {
@@ -111,7 +123,12 @@ class EventStore {
   EventStore& operator=(const EventStore&) = delete;
 
   const std::string& path() const { return db_.path(); }
-  Db& db() { return db_; }
+  // The schema version the database is at (PRAGMA user_version).
+  Result<int64_t> SchemaVersion();
+  // The durability this connection runs with (PRAGMA synchronous: FULL or NORMAL).
+  Result<Durability> EffectiveDurability();
+  // Begins a write transaction: an import or a rewrite is one.
+  Result<Transaction> BeginTransaction();
 
   // Creates an empty session (in the caller's transaction, if any).
   // AlreadyExists when the id is taken.
@@ -125,26 +142,19 @@ class EventStore {
   Result<std::string> HeaderText(std::string_view session_id);
   Result<std::vector<SessionSummary>> ListSessions();
   Result<SessionSummary> Describe(std::string_view session_id);
+  // Records where a session came from (`sessions` shows it).
+  Status SetSource(std::string_view session_id, const std::optional<std::string>& source);
 
   // Calls `fn` for each event matching `filter`, in seq order; members of
   // packed rows are expanded.
   Status ForEachEvent(std::string_view session_id, const EventFilter& filter,
                       const std::function<Status(const StoredEvent&)>& fn);
 
-  // Calls `fn` for each stored row holding an event with seq >= from_seq
-  // (the views are valid during the call only).
-  Status ForEachRow(int64_t session_key, int64_t from_seq, const std::optional<std::string>& type,
-                    const std::function<Status(const StoredRow&)>& fn);
-  // The same for the rows whose type passes `need`: the others' text is never
-  // read from the database (the type column is consulted first).
-  Status ForEachRow(int64_t session_key, int64_t from_seq, const std::optional<std::string>& type,
-                    const std::function<bool(std::string_view type)>& need,
-                    const std::function<Status(const StoredRow&)>& fn);
-  // The same, for the rows that start before `to_seq` only (a piece of a
-  // session, event_source.h).
-  Status ForEachRow(int64_t session_key, int64_t from_seq, int64_t to_seq, const std::optional<std::string>& type,
-                    const std::function<bool(std::string_view type)>& need,
-                    const std::function<Status(const StoredRow&)>& fn);
+  // Calls `fn` for each stored row of `range`, in seq order (the views are
+  // valid during the call only).
+  Status ForEachRow(int64_t session_key, const RowRange& range, const std::function<Status(const StoredRow&)>& fn);
+  // The seq of the first event of `type` at or after `from_seq`, if any.
+  Result<std::optional<int64_t>> FirstOfType(int64_t session_key, int64_t from_seq, std::string_view type);
 
   // Calls `fn` with each storage line after the header, as it was imported
   // (packed chunk rows verbatim) or appended (one event per line).
@@ -167,6 +177,7 @@ class EventStore {
   bool maintains_read_model() const { return maintain_read_model_; }
 
  private:
+  friend class SessionWriter;  // appends through the store's connection
   explicit EventStore(Db db) : db_(std::move(db)) {}
   // event_id of the row holding `seq` (which may be a packed row starting earlier).
   Result<int64_t> RowStart(int64_t key, int64_t seq);

@@ -3,9 +3,9 @@
 #include <filesystem>
 
 #include "engine/log/session_header.h"
-#include "store/atomic_file.h"
-#include "store/dsh_layout.h"
-#include "store/zstd_frames.h"
+#include "format/atomic_file.h"
+#include "format/dsh_layout.h"
+#include "format/zstd_frames.h"
 
 namespace retrace::store {
 namespace {
@@ -43,12 +43,12 @@ Status ExportSession(EventStore& store, std::string_view session_id, bool zstd, 
       return sink("\n");
     });
   }
-  ASSIGN_OR_RETURN(std::string first, CompressFrame(header));
+  ASSIGN_OR_RETURN(std::string first, format::CompressFrame(header));
   RETURN_IF_ERROR(sink(first));
   std::string pending;
   auto flush = [&]() -> Status {
     if (pending.empty()) return Status::Ok();
-    ASSIGN_OR_RETURN(std::string frame, CompressFrame(pending));
+    ASSIGN_OR_RETURN(std::string frame, format::CompressFrame(pending));
     pending.clear();
     return sink(frame);
   };
@@ -61,7 +61,7 @@ Status ExportSession(EventStore& store, std::string_view session_id, bool zstd, 
 }
 
 Status ExportToFile(EventStore& store, std::string_view session_id, bool zstd, const std::string& path) {
-  ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path));
+  ASSIGN_OR_RETURN(format::AtomicFile file, format::AtomicFile::Create(path));
   RETURN_IF_ERROR(ExportSession(store, session_id, zstd, [&](std::string_view b) { return file.Append(b); }));
   return file.Commit(/*overwrite=*/true);
 }
@@ -69,11 +69,11 @@ Status ExportToFile(EventStore& store, std::string_view session_id, bool zstd, c
 Result<std::string> ExportToDshRoot(EventStore& store, std::string_view session_id, bool zstd, const std::string& root) {
   ASSIGN_OR_RETURN(std::string header_text, store.HeaderText(session_id));
   ASSIGN_OR_RETURN(log::SessionHeader header, log::ParseHeaderLine(header_text));
-  ASSIGN_OR_RETURN(std::string rel, DshLogPath(header.id, header.cwd, zstd));
+  ASSIGN_OR_RETURN(std::string rel, format::DshLogPath(header.id, header.cwd, zstd));
   RETURN_IF_ERROR(CheckRootEncoding(root, zstd));
   const std::string path = root + "/" + rel;
-  RETURN_IF_ERROR(MakeDirectories(std::filesystem::path(path).parent_path().string()));
-  ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path));
+  RETURN_IF_ERROR(format::MakeDirectories(std::filesystem::path(path).parent_path().string()));
+  ASSIGN_OR_RETURN(format::AtomicFile file, format::AtomicFile::Create(path));
   RETURN_IF_ERROR(ExportSession(store, session_id, zstd, [&](std::string_view b) { return file.Append(b); }));
   RETURN_IF_ERROR(file.Commit(/*overwrite=*/false));
   return path;

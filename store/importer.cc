@@ -1,6 +1,6 @@
 #include "store/importer.h"
 
-#include "store/prefetcher.h"
+#include "format/prefetcher.h"
 #include "store/session_writer.h"
 
 namespace retrace::store {
@@ -9,7 +9,7 @@ namespace {
 constexpr int64_t kProgressEvery = 4096;
 
 // Finds or creates the session of `reader` inside the open transaction.
-Result<bool> EnsureSession(EventStore& store, const JsonlReader& reader, const std::string& path) {
+Result<bool> EnsureSession(EventStore& store, const format::JsonlReader& reader, const std::string& path) {
   const std::string& id = reader.header().id;
   auto existing = store.HeaderText(id);
   if (existing.ok()) {
@@ -27,12 +27,12 @@ Result<bool> EnsureSession(EventStore& store, const JsonlReader& reader, const s
 }  // namespace
 
 Result<ImportReport> ImportJsonl(EventStore& store, const std::string& path, const ImportOptions& options) {
-  ASSIGN_OR_RETURN(auto reader, JsonlReader::Open(path));
+  ASSIGN_OR_RETURN(auto reader, format::JsonlReader::Open(path));
   ImportReport report;
   report.session_id = reader->header().id;
   report.compressed = reader->compressed();
 
-  ASSIGN_OR_RETURN(Transaction tx, Transaction::Begin(store.db()));
+  ASSIGN_OR_RETURN(Transaction tx, store.BeginTransaction());
   ASSIGN_OR_RETURN(report.created, EnsureSession(store, *reader, path));
   ASSIGN_OR_RETURN(auto writer, store.OpenWriter(report.session_id));
   auto progress = [&] {
@@ -43,8 +43,8 @@ Result<ImportReport> ImportJsonl(EventStore& store, const std::string& path, con
   {
     // Two stages on two cores: read, parse and validate (Prepare) on a
     // background thread; insert (Store) here. Errors keep their file:line.
-    Prefetcher<PreparedRow> rows([&]() -> Result<std::optional<PreparedRow>> {
-      ASSIGN_OR_RETURN(std::optional<StorageRecord> rec, reader->Next());
+    format::Prefetcher<PreparedRow> rows([&]() -> Result<std::optional<PreparedRow>> {
+      ASSIGN_OR_RETURN(std::optional<format::StorageRecord> rec, reader->Next());
       if (!rec) return std::optional<PreparedRow>();
       const int64_t line = rec->line;
       auto row = writer->Prepare(std::move(*rec));

@@ -18,7 +18,7 @@
 
 #include "engine/base/status.h"
 #include "store/event_store.h"
-#include "store/jsonl_reader.h"
+#include "format/jsonl_reader.h"
 
 namespace retrace::store {
 
@@ -40,7 +40,7 @@ struct ImportReport {
   int64_t events_in_file = 0;   // committed events decoded from the file
   int64_t events_added = 0;     // events newly stored
   int64_t storage_lines = 0;    // lines after the header (packed rows count once)
-  std::optional<TornTail> torn_tail;
+  std::optional<format::TornTail> torn_tail;
 };
 
 Result<ImportReport> ImportJsonl(EventStore& store, const std::string& path, const ImportOptions& options = {});

@@ -260,7 +260,8 @@ std::vector<ReadModelWrite> DeriveReadModel(const log::Event& e, const log::Surf
 namespace {
 
 // ?1 is the session key in every statement; the write's args follow from ?2.
-const char* const kSql[] = {
+// Built once, at start-up (two statements spell the key through event_id.h).
+const std::string kSql[] = {
     // kRequestCall: call_id, turn, step, tool_name, arguments, requested_seq
     "INSERT INTO tool_calls(session, call_id, turn, step, tool_name, arguments, requested_seq, outcome)"
     " VALUES(?1,?2,?3,?4,?5,?6,?7,'missing-result') ON CONFLICT(session, call_id) DO UPDATE SET"
@@ -312,7 +313,7 @@ const char* const kSql[] = {
     "INSERT OR REPLACE INTO replacements(session, seq, time, type, kind, start_seq, end_seq, shadowed_seqs)"
     " VALUES(?1,?2,?3,?4,?5,?6,?7,?8)",
     // kShadowDoc: seq
-    "UPDATE search_docs SET surface = 'shadowed' WHERE id = (?1 << 32) | ?2",
+    "UPDATE search_docs SET surface = 'shadowed' WHERE id = " + EventIdSql("?1", "?2"),
     // kRetry: retry_id, seq, time, turn, step, provider, retry, max_retries, delay_ms, failure
     "INSERT OR REPLACE INTO retries(session, retry_id, seq, time, turn, step, provider, retry, max_retries, delay_ms,"
     " failure) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
@@ -320,7 +321,7 @@ const char* const kSql[] = {
     "UPDATE retries SET started_seq = ?4 WHERE session = ?1 AND retry_id = ?2 AND retry IS ?3",
     // kSearchDoc: seq, type, time, surface, codepoint_length, text
     "INSERT INTO search_docs(id, session, seq, type, time, surface, codepoint_length, text)"
-    " VALUES((?1 << 32) | ?2,?1,?2,?3,?4,?5,?6,?7)",
+    " VALUES(" + EventIdSql("?1", "?2") + ",?1,?2,?3,?4,?5,?6,?7)",
 };
 static_assert(std::size(kSql) == static_cast<size_t>(ReadModelOp::kCount));
 
@@ -365,8 +366,8 @@ Status ClearReadModel(Db& db) {
 namespace {
 
 // Per session: the highest document id, and the highest already indexed.
-constexpr const char* kBehind =
-    "SELECT s.id, (SELECT MAX(d.id) FROM search_docs d WHERE d.id >= (s.id << 32) AND d.id < ((s.id + 1) << 32)) AS top,"
+const std::string kBehind =
+    "SELECT s.id, (SELECT MAX(d.id) FROM search_docs d WHERE " + SessionRangeSql("d.id", "s.id") + ") AS top,"
     " COALESCE((SELECT p.indexed_through FROM search_progress p WHERE p.session = s.id), -1) AS done"
     " FROM sessions s WHERE top > done";
 

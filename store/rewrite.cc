@@ -5,7 +5,7 @@
 
 #include "engine/json/parser.h"
 #include "engine/log/upcaster.h"
-#include "store/chunk_rows.h"
+#include "format/chunk_rows.h"
 #include "store/importer.h"
 
 namespace retrace::store {
@@ -21,7 +21,7 @@ Status WriteUpcastLog(EventStore& from, const std::string& session_id, const std
   Status st = from.ForEachStorageLine(session_id, [&](std::string_view line) -> Status {
     ASSIGN_OR_RETURN(json::Value v, json::Parse(line));
     const json::Value* type = v.Find("type");
-    if (type && type->is_string() && IsChunkRowTag(type->as_string())) {  // stream deltas have one shape only
+    if (type && type->is_string() && format::IsChunkRowTag(type->as_string())) {  // stream deltas have one shape only
       out.append(line).push_back('\n');
       return Status::Ok();
     }
@@ -60,10 +60,8 @@ Result<RewriteReport> RewriteStore(EventStore& from, const std::string& to, cons
     auto imported = ImportJsonl(*copy, scratch);
     std::filesystem::remove(scratch, ec);
     if (!imported.ok()) return imported.status().WithContext("rewriting session \"" + s.id + "\"");
-    {  // the copy remembers where the session first came from, not the scratch file
-      ASSIGN_OR_RETURN(Statement st, Statement::Prepare(copy->db(), "UPDATE sessions SET source = ? WHERE session_id = ?"));
-      RETURN_IF_ERROR(st.Bind(1, s.source).Bind(2, s.id).Run());
-    }
+    // The copy remembers where the session first came from, not the scratch file.
+    RETURN_IF_ERROR(copy->SetSource(s.id, s.source));
     ++report.sessions;
     report.events += s.events;
     if (progress) progress(report.sessions, static_cast<int64_t>(sessions.size()));

@@ -4,7 +4,7 @@
 #include "engine/log/legacy_import.h"
 #include "engine/log/turn_closers.h"
 #include "store/event_id.h"
-#include "store/fast_json_parser.h"
+#include "format/fast_json_parser.h"
 
 namespace retrace::store {
 namespace {
@@ -44,8 +44,8 @@ Status SessionWriter::LoadState(bool rebuild_read_model) {
   log::Event chunk;
   chunk.type = log::kAssistantChunk;
   log::Event upgraded;
-  FastJsonParser parser;
-  Status st = store_.ForEachRow(key_, 0, std::nullopt, [&](const StoredRow& r) -> Status {
+  format::FastJsonParser parser;
+  Status st = store_.ForEachRow(key_, {}, [&](const StoredRow& r) -> Status {
     if (!r.packed.empty()) {
       for (int64_t k = 0; k < r.count; ++k) {  // members are plain deltas: only seqs matter
         chunk.seq = r.seq + k;
@@ -95,7 +95,7 @@ Result<PreparedRow> SessionWriter::PrepareEvent(const log::Event& e) {
   return row;
 }
 
-Result<PreparedRow> SessionWriter::PreparePackedRow(const PackedRow& p, std::string text) {
+Result<PreparedRow> SessionWriter::PreparePackedRow(const format::PackedRow& p, std::string text) {
   PreparedRow row;
   row.seq = p.seq0;
   row.count = p.count;
@@ -116,7 +116,7 @@ Result<PreparedRow> SessionWriter::PreparePackedRow(const PackedRow& p, std::str
   return row;
 }
 
-Result<PreparedRow> SessionWriter::Prepare(StorageRecord rec) {
+Result<PreparedRow> SessionWriter::Prepare(format::StorageRecord rec) {
   if (rec.packed) return PreparePackedRow(*rec.packed, std::move(rec.text));
   ASSIGN_OR_RETURN(PreparedRow row, PrepareEvent(rec.event));
   row.text = std::move(rec.text);
@@ -131,7 +131,7 @@ Result<log::AppendOutcome> SessionWriter::CompareResend(const PreparedRow& row, 
   if (row.packed.empty()) {
     events.push_back({log::Event{row.type, row.seq, row.time, {}, {}, {}, false}, std::string(text)});
   } else {
-    ASSIGN_OR_RETURN(events, DecodeStoredChunkRow(text, row.seq));
+    ASSIGN_OR_RETURN(events, format::DecodeStoredChunkRow(text, row.seq));
   }
   return ClassifyAgainstStore(events);
 }
@@ -149,7 +149,7 @@ Result<log::AppendOutcome> SessionWriter::ClassifyAgainstStore(std::span<const l
 Result<log::AppendOutcome> SessionWriter::Store(const PreparedRow& row, std::string_view text) {
   if (row.resend) return CompareResend(row, text);
   if (!insert_) {
-    ASSIGN_OR_RETURN(insert_, Statement::Prepare(store_.db(),
+    ASSIGN_OR_RETURN(insert_, Statement::Prepare(store_.db_,
         "INSERT INTO events(event_id, session, seq, count, type, time, turn, step, call_id, tool_name, is_error,"
         " surface, packed, json) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
   }
@@ -168,7 +168,7 @@ Result<log::AppendOutcome> SessionWriter::Store(const PreparedRow& row, std::str
 // --- Single-threaded appends ------------------------------------------------
 
 Result<log::AppendOutcome> SessionWriter::Append(int64_t expected, std::span<const log::EventRecord> batch) {
-  ASSIGN_OR_RETURN(Transaction tx, Transaction::Begin(store_.db()));
+  ASSIGN_OR_RETURN(Transaction tx, Transaction::Begin(store_.db_));
   // The writer lock excludes other writers; this guards against edits behind its back.
   ASSIGN_OR_RETURN(int64_t stored, store_.NextSeq(key_));
   if (stored != checker_.next_seq()) {

@@ -19,7 +19,7 @@
 #include "engine/log/session_checker.h"
 #include "store/event_columns.h"
 #include "store/event_store.h"
-#include "store/jsonl_reader.h"
+#include "format/jsonl_reader.h"
 #include "store/read_model.h"
 #include "store/writer_lock.h"
 
@@ -52,7 +52,7 @@ class SessionWriter {
   // Bulk import stages, inside a transaction the caller holds. Prepare()
   // consumes a record read from a dsh log; Store() writes it. On any error
   // the caller must roll back and drop this writer.
-  Result<PreparedRow> Prepare(StorageRecord record);
+  Result<PreparedRow> Prepare(format::StorageRecord record);
   Result<log::AppendOutcome> Store(const PreparedRow& row) { return Store(row, row.text); }
 
   int64_t next_seq() const { return checker_.next_seq(); }
@@ -66,7 +66,7 @@ class SessionWriter {
         key_(key),
         lock_(std::move(lock)),
         checker_(session_id_),
-        read_model_(store.db()),
+        read_model_(store.db_),
         maintain_read_model_(maintain_read_model) {}
   // Replays the stored log through the checker; with `rebuild_read_model`
   // also derives and writes each event's read-model rows (the caller holds
@@ -82,7 +82,7 @@ class SessionWriter {
   Result<const log::Event*> CheckAndDerive(const log::Event& event, log::Event& upgraded,
                                            std::vector<ReadModelWrite>* writes);
   Result<log::AppendOutcome> Store(const PreparedRow& row, std::string_view text);
-  Result<PreparedRow> PreparePackedRow(const PackedRow& row, std::string text);
+  Result<PreparedRow> PreparePackedRow(const format::PackedRow& row, std::string text);
   // Returns the event as validated: `event`, or its upgrade stored in `upgraded`.
   Result<const log::Event*> CheckLegacyAware(const log::Event& event, log::Event& upgraded);
   Result<log::AppendOutcome> CompareResend(const PreparedRow& row, std::string_view text);

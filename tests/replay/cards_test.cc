@@ -15,8 +15,9 @@
 #include "presenters/reference_tools.h"
 #include "store/event_source.h"
 #include "store/importer.h"
-#include "store/jsonl_reader.h"
+#include "format/jsonl_reader.h"
 #include "store/migrations.h"
+#include "tests/store/store_test_util.h"
 #include "tests/test_util.h"
 
 namespace retrace::replay {
@@ -37,7 +38,7 @@ std::string Golden(const std::string& fixture) {
 std::string DrainedAfterEveryEvent(const std::string& path) {
   std::string id;
   {
-    auto reader = store::JsonlReader::Open(path);
+    auto reader = format::JsonlReader::Open(path);
     EXPECT_TRUE(reader.ok());
     if (reader.ok()) id = (*reader)->header().id;
   }
@@ -116,7 +117,7 @@ TEST(CardsTest, AFoundationDatabaseMigratesWithEveryCardUnchanged) {
   store::StoreOptions migrate;
   migrate.migrate = true;
   auto store = std::move(store::EventStore::Open(dir / "v1.db", migrate)).value();
-  EXPECT_EQ(store->db().QueryInt("PRAGMA user_version").value(), static_cast<int64_t>(store::EmbeddedMigrations().size()));
+  EXPECT_EQ(store->SchemaVersion().value(), static_cast<int64_t>(store::EmbeddedMigrations().size()));
   const std::vector<std::pair<std::string, std::string>> sessions = {
       {"s1-tools-inject", "s1-tools-inject.jsonl"}, {"s2-interrupted-tool", "s2-interrupted-tool.crashed.jsonl"},
       {"c01-fs-read", "c01-fs-read.jsonl"},         {"c04-bash-jobs", "c04-bash-jobs.jsonl"},
@@ -130,7 +131,7 @@ TEST(CardsTest, AFoundationDatabaseMigratesWithEveryCardUnchanged) {
     EXPECT_EQ(builder.FinishText() + "\n", Golden(fixture)) << id;
   }
   // The migration derived the read model of the sessions it found.
-  EXPECT_EQ(store->db().QueryInt("SELECT COUNT(*) FROM tool_calls WHERE outcome = 'missing-result'").value(), 2);
+  EXPECT_EQ(store::testing::RawDb(store->path()).QueryInt("SELECT COUNT(*) FROM tool_calls WHERE outcome = 'missing-result'").value(), 2);
 }
 
 // Payloads in dsh's legacy shapes are upcast on read (engine/log/upcaster.h):

@@ -4,7 +4,7 @@
 
 #include "store/migrations.h"
 #include "store/importer.h"
-#include "store/zstd_frames.h"
+#include "format/zstd_frames.h"
 #include "tests/store/store_test_util.h"
 
 namespace retrace::store {
@@ -93,7 +93,7 @@ TEST_F(CorruptionTest, TruncatedZstdFrameInTheMiddle) {
   const auto lines = retrace::testing::Lines(S1());
   std::string a, b;
   for (size_t i = 1; i < lines.size(); ++i) (i < 20 ? a : b) += lines[i] + "\n";
-  const std::string f1 = *CompressFrame(lines[0] + "\n"), f2 = *CompressFrame(a), f3 = *CompressFrame(b);
+  const std::string f1 = *format::CompressFrame(lines[0] + "\n"), f2 = *format::CompressFrame(a), f3 = *format::CompressFrame(b);
   Status st = Refuse("mid.jsonl.zstd", f1 + f2.substr(0, f2.size() - 9) + f3);
   EXPECT_EQ(st.code(), Status::Code::kCorruption);
   EXPECT_THAT(st.message(), HasSubstr("mid.jsonl.zstd"));
@@ -104,8 +104,8 @@ TEST_F(CorruptionTest, CorruptedZstdChecksum) {
   const auto lines = retrace::testing::Lines(S1());
   std::string rest;
   for (size_t i = 1; i < lines.size(); ++i) rest += lines[i] + "\n";
-  const std::string f1 = *CompressFrame(lines[0] + "\n");
-  std::string f2 = *CompressFrame(rest);
+  const std::string f1 = *format::CompressFrame(lines[0] + "\n");
+  std::string f2 = *format::CompressFrame(rest);
   f2[f2.size() - 2] ^= 0x5A;  // inside the XXH64 content checksum
   Status st = Refuse("sum.jsonl.zstd", f1 + f2);
   EXPECT_THAT(st.message(), HasSubstr("frame at byte " + std::to_string(f1.size()) + " failed validation"));
@@ -167,11 +167,12 @@ TEST(StoredRowCorruptionTest, APackedRowHoldingFewerEventsThanItsCountIsCorrupti
   ASSERT_TRUE(ImportJsonl(*store, FixturePath("c01-fs-read.jsonl")).ok());
   // Tamper behind the store's back: the first packed row becomes the last
   // row and claims five more events than its text holds.
-  ASSERT_TRUE(store->db().Exec("DELETE FROM events WHERE event_id >"
+  Db raw = RawDb(store->path());
+  ASSERT_TRUE(raw.Exec("DELETE FROM events WHERE event_id >"
                                " (SELECT min(event_id) FROM events WHERE packed IS NOT NULL);"
                                "UPDATE events SET count = count + 5 WHERE event_id ="
                                " (SELECT min(event_id) FROM events WHERE packed IS NOT NULL)").ok());
-  auto st = Statement::Prepare(store->db(), "SELECT seq + count - 1 FROM events WHERE packed IS NOT NULL ORDER BY event_id LIMIT 1");
+  auto st = Statement::Prepare(raw, "SELECT seq + count - 1 FROM events WHERE packed IS NOT NULL ORDER BY event_id LIMIT 1");
   ASSERT_TRUE(st.ok());
   ASSERT_TRUE(*st->Step());
   const int64_t last_claimed = st->Int(0);

@@ -137,9 +137,8 @@ TEST(DurabilityTest, NormalAndFullBothPersistAcknowledgedAppends) {
     {
       auto store = OpenStoreOrDie(dir / "d.db", options);
       ASSERT_TRUE(ImportJsonl(*store, FixturePath("s1-tools-inject.jsonl")).ok());
-      auto sync = store->db().QueryInt("PRAGMA synchronous");
-      EXPECT_EQ(*sync, d == Durability::kFull ? 2 : 1);
-      EXPECT_EQ(*store->db().QueryInt("SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
+      EXPECT_EQ(*store->EffectiveDurability(), d);
+      EXPECT_EQ(*RawDb(store->path()).QueryInt("SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
     }
     auto store = OpenStoreOrDie(dir / "d.db", options);
     EXPECT_EQ(store->Describe("s1-tools-inject")->events, 92);

@@ -31,7 +31,7 @@ TEST(MigrationsTest, EmbeddedMigrationsAreNumberedFromOneInOrder) {
 TEST(MigrationsTest, NewDatabaseGetsEveryMigrationRecordedInTheLedger) {
   TempDir dir;
   auto store = OpenStoreOrDie(dir / "m.db");
-  auto& db = store->db();
+  Db db = RawDb(store->path());
   EXPECT_EQ(*db.QueryInt("PRAGMA application_id"), kApplicationId);
   EXPECT_EQ(*db.QueryInt("PRAGMA user_version"), EmbeddedMigrations().back().version);
   auto st = Statement::Prepare(db, "SELECT name, checksum FROM schema_migrations WHERE version = 1");
@@ -49,8 +49,8 @@ TEST(MigrationsTest, ExistingDatabaseNeedsAnExplicitMigrate) {
   EXPECT_THAT(refused.status().message(), HasSubstr("has schema version 1; this retrace needs version 2: run `retrace migrate`"));
   auto migrated = EventStore::Open(dir / "m.db", With(v2, /*migrate=*/true));
   ASSERT_TRUE(migrated.ok()) << migrated.status().message();
-  EXPECT_EQ(*(*migrated)->db().QueryInt("PRAGMA user_version"), 2);
-  EXPECT_EQ(*(*migrated)->db().QueryInt("SELECT count(*) FROM schema_migrations"), 2);
+  EXPECT_EQ(*RawDb((*migrated)->path()).QueryInt("PRAGMA user_version"), 2);
+  EXPECT_EQ(*RawDb((*migrated)->path()).QueryInt("SELECT count(*) FROM schema_migrations"), 2);
 }
 
 TEST(MigrationsTest, ChangedChecksumIsRefusedNamingTheMigration) {

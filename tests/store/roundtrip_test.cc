@@ -5,7 +5,7 @@
 #include "store/exporter.h"
 #include "store/importer.h"
 #include "store/session_writer.h"
-#include "store/zstd_frames.h"
+#include "format/zstd_frames.h"
 #include "tests/store/store_test_util.h"
 
 namespace retrace::store {
@@ -27,10 +27,10 @@ std::string DecompressAll(const std::string& bytes) {
   std::string out;
   size_t at = 0;
   while (at < bytes.size()) {
-    auto span = ScanZstdFrame(std::string_view(bytes).substr(at), at);
-    EXPECT_TRUE(span.ok() && span->kind == ZstdFrameSpan::Kind::kComplete);
+    auto span = format::ScanZstdFrame(std::string_view(bytes).substr(at), at);
+    EXPECT_TRUE(span.ok() && span->kind == format::ZstdFrameSpan::Kind::kComplete);
     if (!span.ok()) break;
-    auto plain = DecompressFrame(std::string_view(bytes).substr(at, span->size), at);
+    auto plain = format::DecompressFrame(std::string_view(bytes).substr(at, span->size), at);
     EXPECT_TRUE(plain.ok());
     out += plain.ok() ? *plain : "";
     at += span->size;

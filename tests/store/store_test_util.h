@@ -28,6 +28,14 @@ inline std::unique_ptr<EventStore> OpenStoreOrDie(const std::string& path, Store
   return s.ok() ? std::move(s).value() : nullptr;
 }
 
+// A connection of the test's own to a store's file, for inspecting or
+// tampering behind the store's back.
+inline Db RawDb(const std::string& path) {
+  auto db = Db::Open(path, Db::Mode::kReadWrite);
+  EXPECT_TRUE(db.ok()) << db.status().message();
+  return std::move(db).value();
+}
+
 // Every session and event row, as text: equal fingerprints = same content.
 inline std::string Fingerprint(const std::string& db_path) {
   auto db = Db::Open(db_path, Db::Mode::kReadOnly);

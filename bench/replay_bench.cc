@@ -65,24 +65,31 @@ std::string Slurp(const std::string& path) {
   return text;
 }
 
-// Cards from the file in pieces, one per thread, as `retrace replay` makes
+// The cards of `source` in pieces, one per thread, as `retrace replay` makes
 // them (cli/replay_command.cc): cut at turn starts, joined in order.
-double CardsInPieces(const std::string& file, unsigned threads, const std::string& out) {
-  const double start = NowSeconds();
-  const std::vector<store::FilePiece> pieces = store::PlanFilePieces(file, threads, 1 << 20);
+std::optional<std::string> PiecedCards(const store::EventSource& source, unsigned threads) {
+  const std::vector<store::Piece> pieces = source.PlanPieces(threads);
   std::optional<replay::CardBuilder> builder =
-      replay::CardsInPieces(presenters::ReferencePresenters(), kSession, store::PieceSizes(pieces),
-                            [&](const std::vector<replay::PieceSink>& sinks) {
-                              return store::ReadFilePieces(file, pieces, replay::CardsNeed, sinks);
+      replay::CardsInPieces(presenters::ReferencePresenters(), kSession, source.PieceBytes(pieces),
+                            [&](const std::vector<replay::PieceSink>& sinks) -> std::optional<std::string> {
+                              if (!source.ReadPieces(pieces, replay::CardsNeed, sinks)) return std::nullopt;
+                              return source.session_id();
                             });
   if (!builder || pieces.size() != threads) {
     std::fprintf(stderr, "replay in %u pieces failed\n", threads);
-    return -1;
+    return std::nullopt;
   }
-  std::string text = builder->FinishText();  // one text, like the other rows: the pieces' cards are joined
-  text += '\n';
+  return builder->FinishText() + "\n";  // one text, like the other rows: the pieces' cards are joined
+}
+
+double CardsInPieces(const std::string& file, unsigned threads, const std::string& out) {
+  const double start = NowSeconds();
+  auto source = store::EventSource::File(file);
+  if (!source.ok()) return -1;
+  const std::optional<std::string> text = PiecedCards(*source, threads);
+  if (!text) return -1;
   const double seconds = NowSeconds() - start;
-  if (!out.empty()) WriteText(out, text);
+  if (!out.empty()) WriteText(out, *text);
   return seconds;
 }
 
@@ -91,18 +98,8 @@ double StoredCardsInPieces(const std::string& db, unsigned threads) {
   const double start = NowSeconds();
   auto store = store::EventStore::Open(db);
   if (!store.ok()) return -1;
-  auto pieces = store::PlanStoredPieces(**store, kSession, threads, 4096);
-  if (!pieces.ok() || pieces->size() != threads) return -1;
-  std::optional<replay::CardBuilder> builder =
-      replay::CardsInPieces(presenters::ReferencePresenters(), kSession, std::vector<uint64_t>(pieces->size(), 0),
-                            [&](const std::vector<replay::PieceSink>& sinks) -> std::optional<std::string> {
-                              if (!store::ReadStoredPieces(**store, kSession, *pieces, replay::CardsNeed, sinks))
-                                return std::nullopt;
-                              return kSession;
-                            });
-  if (!builder) return -1;
-  std::string text = builder->FinishText();
-  text += '\n';
+  auto source = store::EventSource::Stored(std::move(store).value(), kSession);
+  if (!source.ok() || !PiecedCards(*source, threads)) return -1;
   return NowSeconds() - start;
 }
 

@@ -16,11 +16,11 @@
 #include "engine/replay/cards.h"
 #include "engine/runtime/session_recorder.h"
 #include "engine/schema/validator.h"
-#include "presenters/reference_tools.h"
 #include "format/atomic_file.h"
 #include "format/dsh_layout.h"
-#include "store/event_source.h"
 #include "format/fast_json_parser.h"
+#include "presenters/reference_tools.h"
+#include "store/event_source.h"
 
 namespace retrace::check {
 namespace {
@@ -28,69 +28,25 @@ namespace {
 namespace fs = std::filesystem;
 using json::Value;
 
-// One session to check: where it comes from, and how to read its events.
-struct Source {
-  std::string label;
-  // The name of its golden document, `<name>.cards.json`: a log file's name without
-  // `.jsonl`/`.jsonl.zstd` (a crashed and a repaired log of one session are two
-  // references); empty for a stored session, which uses its session id.
-  std::string reference_name;
-  std::function<Result<std::string>(const store::TypeFilter&, const store::EventSink&)> read;
-};
+using store::EventSource;
 
-// The file name without its log extension, or nullopt when it is not a log's.
-std::optional<std::string> LogStem(const fs::path& p) {
-  const std::string name = p.filename().string();
-  for (std::string_view ext : {std::string_view(".jsonl"), std::string_view(".jsonl.zstd")}) {
-    if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0) {
-      return name.substr(0, name.size() - ext.size());
-    }
-  }
-  return std::nullopt;
+// The name of a session's golden document, `<name>.cards.json`: a log file's
+// name without `.jsonl`/`.jsonl.zstd` (a crashed and a repaired log of one
+// session are two references); a stored session's id.
+std::string ReferenceName(const EventSource& source) {
+  if (!source.is_file()) return source.session_id();
+  const std::string name = fs::path(source.path()).filename().string();
+  return store::LogStem(name).value_or(name);
 }
 
-bool IsSqlite(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  char head[16] = {};
-  f.read(head, sizeof head);
-  return f.gcount() == 16 && std::string_view(head, 16) == std::string_view("SQLite format 3\0", 16);
-}
-
-Source FileSource(const std::string& path) {
-  return {path, LogStem(path).value_or(fs::path(path).filename().string()), [path](const store::TypeFilter& need, const store::EventSink& sink) {
-            return store::ReadFileEvents(path, need, sink);
-          }};
-}
-
-Status AddSources(const std::string& input, std::vector<Source>& out) {
-  std::error_code ec;
-  if (fs::is_directory(input, ec)) {
-    std::vector<std::string> logs;
-    for (auto it = fs::recursive_directory_iterator(input, ec); !ec && it != fs::recursive_directory_iterator(); ++it) {
-      if (it->is_regular_file() && LogStem(it->path())) logs.push_back(it->path().string());
-    }
-    std::sort(logs.begin(), logs.end());
-    for (const std::string& log : logs) out.push_back(FileSource(log));
-    return Status::Ok();
+// Every session of the inputs, in order.
+Result<std::vector<EventSource>> SourcesOf(const std::vector<std::string>& inputs) {
+  std::vector<EventSource> sources;
+  for (const std::string& input : inputs) {
+    ASSIGN_OR_RETURN(std::vector<EventSource> more, EventSource::Expand(input));
+    for (EventSource& s : more) sources.push_back(std::move(s));
   }
-  if (!fs::is_regular_file(input, ec)) return Status::NotFound("no such file or directory: " + input);
-  if (!IsSqlite(input)) {
-    out.push_back(FileSource(input));
-    return Status::Ok();
-  }
-  store::StoreOptions options;
-  options.create = false;
-  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> opened, store::EventStore::Open(input, options));
-  std::shared_ptr<store::EventStore> db(std::move(opened));
-  ASSIGN_OR_RETURN(std::vector<store::SessionSummary> sessions, db->ListSessions());
-  std::sort(sessions.begin(), sessions.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
-  for (const store::SessionSummary& s : sessions) {
-    out.push_back({input + " " + s.id, "", [db, id = s.id](const store::TypeFilter& need, const store::EventSink& sink) -> Result<std::string> {
-                     RETURN_IF_ERROR(store::ReadStoredEvents(*db, id, need, sink));
-                     return id;
-                   }});
-  }
-  return Status::Ok();
+  return sources;
 }
 
 // What a call's result gave the presenters, kept for fuzzing.
@@ -121,12 +77,14 @@ void KeepResult(const log::ToolResultView& result, std::map<std::string, LoggedR
 
 // With `views` false only the text is kept (Replay::doc stays null): enough
 // for the determinism check, which parses the text only if it differs.
-Result<Replay> ReplayOnce(const Source& source, const presenters::PresenterSet& presenters, bool keep_results,
+Result<Replay> ReplayOnce(const EventSource& source, const presenters::PresenterSet& presenters, bool keep_results,
                           bool views = true) {
   Replay r;
-  replay::CardBuilder builder("", presenters, views ? replay::CardBuilder::Keep::kViews : replay::CardBuilder::Keep::kText);
+  r.session_id = source.session_id();
+  replay::CardBuilder builder(r.session_id, presenters,
+                              views ? replay::CardBuilder::Keep::kViews : replay::CardBuilder::Keep::kText);
   auto need = [](std::string_view type) { return replay::CardsNeed(type) || !log::IsKnownEventType(type); };
-  ASSIGN_OR_RETURN(r.session_id, source.read(need, [&](log::Event&& e) {
+  RETURN_IF_ERROR(source.Read(need, [&](log::Event&& e) {
     if (!log::IsKnownEventType(e.type)) {
       if (!e.ignorable) r.unknown.push_back(e.type + " at seq " + std::to_string(e.seq));
       if (e.type == log::kCardSnapshot && e.data.is_object()) {
@@ -143,7 +101,6 @@ Result<Replay> ReplayOnce(const Source& source, const presenters::PresenterSet& 
     builder.Add(std::move(e));
     return Status::Ok();
   }));
-  builder.set_session_id(r.session_id);
   if (views) r.doc = builder.Finish();  // shares its views with the builder: no copy
   r.text = builder.FinishText() + "\n";
   r.diagnostics = builder.CallDiagnostics();
@@ -281,16 +238,15 @@ void Fuzz(Replay& r, const presenters::PresenterSet& presenters, int rounds, Ses
   }
 }
 
-std::string GoldenPath(const std::string& dir, const Source& source, const std::string& session_id) {
-  const std::string& name = source.reference_name.empty() ? session_id : source.reference_name;
-  return dir + "/" + format::EncodeSegment(name) + ".cards.json";
+std::string GoldenPath(const std::string& dir, const EventSource& source) {
+  return dir + "/" + format::EncodeSegment(ReferenceName(source)) + ".cards.json";
 }
 
 // `claimed`: the golden documents earlier sessions of this run compared with or wrote, by path.
-SessionCheck CheckSession(const Source& source, const CheckOptions& o, const presenters::PresenterSet& presenters,
+SessionCheck CheckSession(const EventSource& source, const CheckOptions& o, const presenters::PresenterSet& presenters,
                           std::map<std::string, std::string>& claimed) {
   SessionCheck out;
-  out.source = source.label;
+  out.source = source.label();
   auto unreadable = [&](const std::string& detail) {
     Divergence v;
     v.finding = Finding::kUnreadable;
@@ -332,8 +288,8 @@ SessionCheck CheckSession(const Source& source, const CheckOptions& o, const pre
     }
     return out;
   }
-  const std::string path = GoldenPath(*o.golden_dir, source, out.session_id);
-  if (!claimed.emplace(path, source.label).second) {
+  const std::string path = GoldenPath(*o.golden_dir, source);
+  if (!claimed.emplace(path, source.label()).second) {
     return unreadable("its reference " + path + " is also " + claimed[path] +
                       "'s: a golden directory holds one card document per log file name or stored session id");
   }
@@ -413,12 +369,11 @@ bool CheckReport::Clean(bool strict) const {
 
 Result<CheckReport> CheckInputs(const std::vector<std::string>& inputs, const CheckOptions& options) {
   const presenters::PresenterSet& presenters = options.presenters ? *options.presenters : presenters::ReferencePresenters();
-  std::vector<Source> sources;
-  for (const std::string& input : inputs) RETURN_IF_ERROR(AddSources(input, sources));
+  ASSIGN_OR_RETURN(std::vector<EventSource> sources, SourcesOf(inputs));
   if (sources.empty()) return Status::NotFound("no sessions to check: no .jsonl or .jsonl.zstd logs, and no stored sessions, in the inputs");
   CheckReport report;
   std::map<std::string, std::string> claimed;
-  for (const Source& s : sources) {
+  for (const EventSource& s : sources) {
     report.sessions.push_back(CheckSession(s, options, presenters, claimed));
     if (options.progress) options.progress(report.sessions.size(), sources.size());
   }
@@ -428,17 +383,16 @@ Result<CheckReport> CheckInputs(const std::vector<std::string>& inputs, const Ch
 Result<std::vector<std::string>> CompareStoreCards(const std::string& before, const std::string& after,
                                                    const presenters::PresenterSet* presenters) {
   const presenters::PresenterSet& set = presenters ? *presenters : presenters::ReferencePresenters();
-  std::vector<Source> a, b;
-  RETURN_IF_ERROR(AddSources(before, a));
-  RETURN_IF_ERROR(AddSources(after, b));
+  ASSIGN_OR_RETURN(std::vector<EventSource> a, SourcesOf({before}));
+  ASSIGN_OR_RETURN(std::vector<EventSource> b, SourcesOf({after}));
   std::map<std::string, Replay> replayed;
-  for (const Source& s : b) {
+  for (const EventSource& s : b) {
     ASSIGN_OR_RETURN(Replay r, ReplayOnce(s, set, false));
     std::string id = r.session_id;
     replayed.emplace(std::move(id), std::move(r));
   }
   std::vector<std::string> differences;
-  for (const Source& s : a) {
+  for (const EventSource& s : a) {
     ASSIGN_OR_RETURN(Replay r, ReplayOnce(s, set, false));
     auto it = replayed.find(r.session_id);
     if (it == replayed.end()) {

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <functional>
 #include <optional>
 #include <thread>
@@ -17,7 +16,6 @@
 #include "presenters/reference_tools.h"
 #include "format/atomic_file.h"
 #include "store/event_source.h"
-#include "format/jsonl_reader.h"
 
 namespace retrace::cli {
 namespace {
@@ -29,75 +27,25 @@ struct Args {
   unsigned threads = 0;  // 0: one per core
 };
 
-// A log file or a stored session is replayed to cards in pieces, one per
-// thread, when each piece has at least this much and the whole at most the
-// max (pieces hold their cards in memory until they are joined; a larger
-// session streams through one thread with bounded memory). 64 MiB of log
-// hold about 256k events.
-constexpr uint64_t kMinPieceBytes = uint64_t{1} << 20;
-constexpr uint64_t kMaxPiecedLog = uint64_t{64} << 20;
-constexpr int64_t kMinPieceEvents = 4096;
-constexpr int64_t kMaxPiecedEvents = int64_t{256} * 1024;
-
-// A path to an existing file is read directly; anything else names a stored session.
-bool IsFile(const std::string& source) {
-  std::error_code ec;
-  return std::filesystem::is_regular_file(source, ec);
+// The source a replay names (store/event_source.h says how).
+Result<store::EventSource> Resolve(const Context& ctx, const std::string& name) {
+  return store::EventSource::Resolve(name, [&]() -> Result<std::shared_ptr<store::EventStore>> {
+    ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, ctx.OpenStore(false, /*create=*/false));
+    return std::shared_ptr<store::EventStore>(std::move(store));
+  });
 }
 
-// A source that names no file but looks like a path: said so, rather than
-// looked up as a session id in a database that may not even exist.
-bool LooksLikeAPath(const std::string& source) {
-  auto ends = [&](std::string_view ext) { return source.size() > ext.size() && source.ends_with(ext); };
-  return source.find('/') != std::string::npos || ends(".jsonl") || ends(".jsonl.zstd");
-}
-
-// Feeds the source's events of the types `need` admits to `sink`; returns the session id.
-Result<std::string> ReadSource(const Context& ctx, const std::string& source, const store::TypeFilter& need,
-                               const store::EventSink& sink) {
-  if (IsFile(source)) return store::ReadFileEvents(source, need, sink);
-  std::error_code ec;
-  if (std::filesystem::is_directory(source, ec)) {
-    return Status::InvalidArgument(source + " is a directory: replay takes one log file or a stored session id");
-  }
-  if (LooksLikeAPath(source)) return Status::NotFound("no such file: " + source + " (a log to replay, or a stored session id)");
-  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, ctx.OpenStore(false, /*create=*/false));
-  RETURN_IF_ERROR(store::ReadStoredEvents(*store, source, need, sink));
-  return source;
-}
-
-// The cards of a log file read in pieces on `threads` threads, or nullopt
+// The cards of the source read in pieces on `threads` threads, or nullopt
 // when it is not worth it or cannot be done exactly (then it is replayed in
 // one piece, which also gives any error).
-std::optional<replay::CardBuilder> PiecedCards(const std::string& path, const std::string& session_id,
-                                               unsigned threads) {
-  std::error_code ec;
-  const uint64_t size = std::filesystem::file_size(path, ec);
-  if (threads < 2 || ec || size > kMaxPiecedLog) return std::nullopt;
-  const std::vector<store::FilePiece> pieces = store::PlanFilePieces(path, threads, kMinPieceBytes);
+std::optional<replay::CardBuilder> PiecedCards(const store::EventSource& source, unsigned threads) {
+  if (threads < 2) return std::nullopt;
+  const std::vector<store::Piece> pieces = source.PlanPieces(threads);
   if (pieces.size() < 2) return std::nullopt;
-  return replay::CardsInPieces(presenters::ReferencePresenters(), session_id, store::PieceSizes(pieces),
-                               [&](const std::vector<replay::PieceSink>& sinks) {
-                                 return store::ReadFilePieces(path, pieces, replay::CardsNeed, sinks);
-                               });
-}
-
-// The same for a stored session (nullopt also when `source` names none: the
-// one-thread replay then says what is wrong).
-std::optional<replay::CardBuilder> PiecedStoredCards(const Context& ctx, const std::string& source, unsigned threads) {
-  std::error_code ec;
-  if (threads < 2 || std::filesystem::is_directory(source, ec) || LooksLikeAPath(source)) return std::nullopt;
-  auto store = ctx.OpenStore(false, /*create=*/false);
-  if (!store.ok()) return std::nullopt;
-  auto pieces = store::PlanStoredPieces(**store, source, threads, kMinPieceEvents);
-  if (!pieces.ok() || pieces->size() < 2 || pieces->back().to > kMaxPiecedEvents) return std::nullopt;
-  // The document's size is not known in advance: the builders grow their text in blocks.
-  return replay::CardsInPieces(presenters::ReferencePresenters(), source, std::vector<uint64_t>(pieces->size(), 0),
+  return replay::CardsInPieces(presenters::ReferencePresenters(), source.session_id(), source.PieceBytes(pieces),
                                [&](const std::vector<replay::PieceSink>& sinks) -> std::optional<std::string> {
-                                 if (!store::ReadStoredPieces(**store, source, *pieces, replay::CardsNeed, sinks)) {
-                                   return std::nullopt;
-                                 }
-                                 return source;
+                                 if (!source.ReadPieces(pieces, replay::CardsNeed, sinks)) return std::nullopt;
+                                 return source.session_id();
                                });
 }
 
@@ -110,39 +58,28 @@ Status WriteRest(replay::CardBuilder& builder, const std::function<Status(std::s
 // The card document, handed to `write` as it is made: every `drain_bytes`,
 // so that memory holds a block rather than the document, or all at the end
 // (drain_bytes 0), so that a reader never sees part of a failed replay. A
-// log or session read in pieces is written once its pieces are joined.
-Status WriteCards(const Context& ctx, const Args& a, size_t drain_bytes,
+// source read in pieces is written once its pieces are joined.
+Status WriteCards(const store::EventSource& source, unsigned threads, size_t drain_bytes,
                   const std::function<Status(std::string_view)>& write) {
-  std::string id = a.source;  // the document's head names the session before any call
-  size_t reserve = drain_bytes ? 2 * drain_bytes : 0;
-  if (IsFile(a.source)) {
-    ASSIGN_OR_RETURN(std::unique_ptr<format::JsonlReader> reader, format::JsonlReader::Open(a.source));
-    id = reader->header().id;
-    if (std::optional<replay::CardBuilder> pieced = PiecedCards(a.source, id, a.threads)) {
-      return WriteRest(*pieced, write);
-    }
-    std::error_code ec;
-    if (!drain_bytes) reserve = replay::CardsSizeHint(std::filesystem::file_size(a.source, ec));
-  } else if (std::optional<replay::CardBuilder> pieced = PiecedStoredCards(ctx, a.source, a.threads)) {
-    return WriteRest(*pieced, write);
-  }
-  replay::CardBuilder builder(id, presenters::ReferencePresenters(), replay::CardBuilder::Keep::kText);
-  builder.ReserveText(reserve);
-  RETURN_IF_ERROR(ReadSource(ctx, a.source, replay::CardsNeed, [&](log::Event&& e) {
-                    builder.Add(std::move(e));
-                    return drain_bytes && builder.text_size() >= drain_bytes ? builder.DrainText(write) : Status::Ok();
-                  }).status());
+  if (std::optional<replay::CardBuilder> pieced = PiecedCards(source, threads)) return WriteRest(*pieced, write);
+  replay::CardBuilder builder(source.session_id(), presenters::ReferencePresenters(), replay::CardBuilder::Keep::kText);
+  builder.ReserveText(drain_bytes                  ? 2 * drain_bytes
+                      : source.is_file() ? replay::CardsSizeHint(static_cast<uint64_t>(source.file_bytes()))
+                                                   : 0);
+  RETURN_IF_ERROR(source.Read(replay::CardsNeed, [&](log::Event&& e) {
+    builder.Add(std::move(e));
+    return drain_bytes && builder.text_size() >= drain_bytes ? builder.DrainText(write) : Status::Ok();
+  }));
   return WriteRest(builder, write);
 }
 
 // Transcript, text or HTML: rendered whole.
-Result<std::string> Render(const Context& ctx, const Args& a) {
-  replay::TranscriptBuilder builder("", presenters::ReferencePresenters());
-  ASSIGN_OR_RETURN(std::string id, ReadSource(ctx, a.source, replay::TranscriptNeeds, [&](log::Event&& e) {
-                     builder.Add(std::move(e));
-                     return Status::Ok();
-                   }));
-  builder.set_session_id(std::move(id));
+Result<std::string> Render(const Context& ctx, const Args& a, const store::EventSource& source) {
+  replay::TranscriptBuilder builder(source.session_id(), presenters::ReferencePresenters());
+  RETURN_IF_ERROR(source.Read(replay::TranscriptNeeds, [&](log::Event&& e) {
+    builder.Add(std::move(e));
+    return Status::Ok();
+  }));
   const json::Value transcript = builder.Finish();
   if (a.format == "transcript") return json::Serialize(transcript) + "\n";
   if (a.format == "html") return replay::RenderHtml(transcript);
@@ -157,15 +94,18 @@ Status WriteStdout(const Context& ctx, std::string_view text) {
 }
 
 Status Replay(const Context& ctx, const Args& a) {
+  ASSIGN_OR_RETURN(const store::EventSource source, Resolve(ctx, a.source));
   if (a.format == "cards" && !a.output.empty()) {
     // Into AtomicFile's temporary file as the cards are made: the file
     // appears only once it is complete.
     ASSIGN_OR_RETURN(format::AtomicFile file, format::AtomicFile::Create(a.output));
-    RETURN_IF_ERROR(WriteCards(ctx, a, size_t{8} << 20, [&](std::string_view text) { return file.Append(text); }));
+    RETURN_IF_ERROR(WriteCards(source, a.threads, size_t{8} << 20, [&](std::string_view text) { return file.Append(text); }));
     return file.Commit(/*overwrite=*/true);
   }
-  if (a.format == "cards") return WriteCards(ctx, a, 0, [&](std::string_view text) { return WriteStdout(ctx, text); });
-  ASSIGN_OR_RETURN(std::string out, Render(ctx, a));
+  if (a.format == "cards") {
+    return WriteCards(source, a.threads, 0, [&](std::string_view text) { return WriteStdout(ctx, text); });
+  }
+  ASSIGN_OR_RETURN(std::string out, Render(ctx, a, source));
   return a.output.empty() ? WriteStdout(ctx, out) : format::WriteFileAtomically(a.output, out);
 }
 

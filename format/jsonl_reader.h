@@ -52,7 +52,7 @@ class JsonlReader {
   // Opens `path` and reads its header line.
   static Result<std::unique_ptr<JsonlReader>> Open(const std::string& path);
   // One piece of a raw log: its bytes [begin, end), which begin and end at
-  // line starts (event_source.h, ReadFilePieces). The piece at byte 0 reads
+  // line starts (event_source.h, EventSource::ReadPieces). The piece at byte 0 reads
   // the header; a later one has none, its seqs continue from its first
   // line's, and the lines its messages name are counted from its start.
   static Result<std::unique_ptr<JsonlReader>> OpenPiece(const std::string& path, uint64_t begin, uint64_t end);

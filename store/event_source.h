@@ -1,13 +1,27 @@
-// Events of one session for a consumer that needs only some event types
-// (replay, audits): from a stored session, or straight from a dsh JSONL file
-// (raw or zstd, read with dsh's rules, jsonl_reader.h). Events of other types
-// are skipped unparsed, and packed chunk rows are never expanded. Events come
-// upcast to the current payload shapes (engine/log/upcaster.h).
+// EventSource: the events of one session, from wherever it lives — a dsh
+// JSONL log file (raw or zstd, read with dsh's rules, format/jsonl_reader.h)
+// or a stored session — resolved once, for a consumer that needs only some
+// event types (replay, check, audits). Events of other types are skipped
+// unparsed, and packed chunk rows are never expanded. Events come upcast to
+// the current payload shapes (engine/log/upcaster.h).
+//
+// A source can also be read in pieces, one per thread, by a consumer whose
+// work can be split at turn boundaries (replay to cards): each piece gets its
+// own sink, and the consumer joins the results in order. One piece code
+// serves both kinds of source: a piece is a byte range of a raw log file or a
+// seq range of a stored session, and every piece after the first starts at a
+// turn/start event.
+//
+// What names a source (one rule for `retrace replay`, `retrace check` and the
+// front ends): a path to an existing file is a log file, unless it is a
+// SQLite database; a directory holds log files (`*.jsonl`, `*.jsonl.zstd`);
+// anything else names a stored session.
 #ifndef RETRACE_STORE_EVENT_SOURCE_H_
 #define RETRACE_STORE_EVENT_SOURCE_H_
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,58 +37,91 @@ using TypeFilter = std::function<bool(std::string_view type)>;
 // Receives each event; it may take (move from) the event.
 using EventSink = std::function<Status(log::Event&&)>;
 
-Status ReadStoredEvents(EventStore& store, std::string_view session_id, const TypeFilter& need, const EventSink& sink);
+// A piece of a source: the bytes [begin, end) of a raw log file (the first
+// piece holds the header), or the events with seq in [begin, end) of a
+// stored session.
+struct Piece {
+  int64_t begin = 0, end = 0;
+};
 
-// Returns the session id from the file's header.
+// When a source is worth cutting. Pieces hold their consumer's results in
+// memory until they are joined, so a larger source is read in one piece
+// (with bounded memory); smaller pieces would cost more than they save.
+// 64 MiB of log hold about 256k events.
+struct PiecePolicy {
+  int64_t min_piece_bytes = int64_t{1} << 20;
+  int64_t max_file_bytes = int64_t{64} << 20;
+  int64_t min_piece_events = 4096;
+  int64_t max_session_events = int64_t{256} * 1024;
+};
+
+class EventSource {
+ public:
+  // A log file; its header is read now (so session_id() is known).
+  static Result<EventSource> File(const std::string& path);
+  // A session of `store`; NotFound when it holds none of that id.
+  static Result<EventSource> Stored(std::shared_ptr<EventStore> store, const std::string& session_id);
+  // What `retrace replay` names: a log file, or a session id of the database
+  // `open_store` opens (called only then). A directory or a SQLite file is
+  // InvalidArgument, a path to nothing NotFound, each saying what to name.
+  static Result<EventSource> Resolve(const std::string& name,
+                                     const std::function<Result<std::shared_ptr<EventStore>>()>& open_store);
+  // What `retrace check` names: a log file; every log under a directory, in
+  // path order; or every session of a retrace database, in id order. A log
+  // whose header cannot be read is still a source (with no session id):
+  // reading it gives the error, as a finding of its own.
+  static Result<std::vector<EventSource>> Expand(const std::string& input);
+
+  const std::string& session_id() const { return session_id_; }
+  bool is_file() const { return store_ == nullptr; }
+  // The log file, or the database holding the session.
+  const std::string& path() const { return path_; }
+  // "the path", or "the database path and session id": for messages.
+  std::string label() const;
+  // A log file's size in bytes (0 for a stored session).
+  int64_t file_bytes() const { return file_bytes_; }
+
+  // Gives the events of the types `need` admits to `sink`, in order; an
+  // error names the line or seq.
+  Status Read(const TypeFilter& need, const EventSink& sink) const;
+
+  // Cuts the source into up to `max_pieces` pieces of about equal size. One
+  // piece, the whole source, when it cannot or should not be cut: a zstd
+  // file, a source outside `policy`, no turn start near a cut point.
+  std::vector<Piece> PlanPieces(size_t max_pieces, const PiecePolicy& policy = {}) const;
+  // Each piece's size in log bytes, for reserving output (0 for a stored
+  // session, whose rows' sizes are not known in advance).
+  std::vector<uint64_t> PieceBytes(const std::vector<Piece>& pieces) const;
+  // Reads each piece on its own thread (the first on the caller's; a stored
+  // session's others over connections of their own), giving piece i's events
+  // to sinks[i] in order, as Read gives them; `need` is called on every
+  // piece's thread. True when the pieces together are exactly what Read
+  // gives: every line parses, the seqs run on across each cut, no torn tail,
+  // every sink succeeded, and no piece after the first holds an event an
+  // upcaster rewrites (which may need earlier events). Otherwise false,
+  // errors included: the sinks' results are then void, and the caller reads
+  // the source with Read, whose verdicts and messages count.
+  bool ReadPieces(const std::vector<Piece>& pieces, const TypeFilter& need, const std::vector<EventSink>& sinks) const;
+
+ private:
+  EventSource(std::string path, std::string session_id, std::shared_ptr<EventStore> store, int64_t file_bytes)
+      : path_(std::move(path)), session_id_(std::move(session_id)), store_(std::move(store)), file_bytes_(file_bytes) {}
+  static EventSource FileOrUnreadable(const std::string& path);
+
+  std::string path_;
+  std::string session_id_;
+  std::shared_ptr<EventStore> store_;  // null for a log file
+  int64_t file_bytes_ = 0;
+};
+
+// A log file's name without `.jsonl` / `.jsonl.zstd`, or nullopt when it has
+// neither extension.
+std::optional<std::string> LogStem(std::string_view file_name);
+
+// Conveniences over EventSource: a log file's events (returns its session
+// id), a stored session's events.
 Result<std::string> ReadFileEvents(const std::string& path, const TypeFilter& need, const EventSink& sink);
-
-// A file read in pieces, one per thread: a consumer whose work can be split
-// at turn boundaries (replay to cards) gives each piece its own sink and
-// joins the results in order.
-//
-// The bytes [begin, end) of a raw log; the first piece holds the header.
-struct FilePiece {
-  uint64_t begin = 0, end = 0;
-};
-// Cuts a raw log into up to `max_pieces` pieces of about equal size, each
-// after the first starting at a turn/start line (a line that begins with
-// {"type":"turn/start"). One piece, the whole file, when it cannot be cut:
-// a zstd file, pieces that would be under `min_piece_bytes`, no turn/start
-// line within a few megabytes after a cut point, or an unreadable file.
-std::vector<FilePiece> PlanFilePieces(const std::string& path, size_t max_pieces, uint64_t min_piece_bytes);
-// Each piece's size in bytes.
-std::vector<uint64_t> PieceSizes(const std::vector<FilePiece>& pieces);
-// Reads each piece on its own thread (the first on the caller's), giving
-// piece i's events to sinks[i] in order, as ReadFileEvents gives them;
-// `need` is called on every piece's thread.
-// Returns the session id when the pieces together are exactly what
-// ReadFileEvents reads: every line parses, the seqs run on across each cut,
-// no torn tail, every sink succeeded, and no piece after the first holds an
-// event an upcaster rewrites (which may need earlier events). Otherwise
-// nullopt, errors included: the sinks' results are then void, and the caller
-// reads the file with ReadFileEvents, whose verdicts and messages count.
-std::optional<std::string> ReadFilePieces(const std::string& path, const std::vector<FilePiece>& pieces,
-                                          const TypeFilter& need, const std::vector<EventSink>& sinks);
-
-// A stored session in pieces: the events with seq in [from, to), each piece
-// after the first starting at a turn/start event.
-struct SeqRange {
-  int64_t from = 0, to = 0;
-};
-// Up to `max_pieces` pieces of about equal numbers of events; one (the whole
-// session) when pieces would hold under `min_piece_events` events or no
-// turn starts after a cut point. NotFound for an unknown session.
-Result<std::vector<SeqRange>> PlanStoredPieces(EventStore& store, std::string_view session_id, size_t max_pieces,
-                                               int64_t min_piece_events);
-// Reads each piece on its own thread (the first on the caller's, over
-// `store`; the others over connections of their own to its database), giving
-// piece i's events to sinks[i] in order, as ReadStoredEvents gives them.
-// True when every piece was read (the store has checked the seqs already)
-// and no piece after the first holds an event an upcaster rewrites;
-// otherwise the sinks' results are void, and the caller reads the session
-// with ReadStoredEvents, whose errors count.
-bool ReadStoredPieces(EventStore& store, std::string_view session_id, const std::vector<SeqRange>& pieces,
-                      const TypeFilter& need, const std::vector<EventSink>& sinks);
+Status ReadStoredEvents(EventStore& store, std::string_view session_id, const TypeFilter& need, const EventSink& sink);
 
 }  // namespace retrace::store
 

@@ -171,7 +171,7 @@ class CardBuilder {
 // piece (the presenters, being pure, serve every thread), fed by `read`,
 // which gives piece i's events to sinks[i] and returns the session id
 // (expected to be `session_id`, from the log's header), or nullopt when the
-// pieces are not exactly the log (store::ReadFilePieces). Returns the first
+// pieces are not exactly the log (store::EventSource::ReadPieces). Returns the first
 // builder with the others appended and the session id set: FinishText()
 // gives the document, DrainText() writes it without joining the pieces'
 // texts. nullopt when `read` refused, or when a piece after the first met a

@@ -242,13 +242,18 @@ TEST_F(CliTest, CheckPassesOnTheFixturesAndARecordedSessionAndFindsDivergences) 
   EXPECT_THAT(diverged.out, HasSubstr(R"("path":"/result/diffs/0/oldText")"));
 }
 
-TEST_F(CliTest, ReplayNamesAMissingLogFileOrADirectoryRatherThanLookingForASession) {
+TEST_F(CliTest, ReplayNamesAMissingLogFileADirectoryOrADatabaseRatherThanLookingForASession) {
   Outcome missing = Retrace("replay " + dir_ / "nope.jsonl");
   EXPECT_EQ(missing.code, 6);
   EXPECT_THAT(missing.out, HasSubstr("no such file: " + dir_ / "nope.jsonl"));
   Outcome directory = Retrace("replay " + dir_.path());
   EXPECT_EQ(directory.code, 2);  // a bad command line: a directory where a log file belongs
   EXPECT_THAT(directory.out, HasSubstr(dir_.path() + " is a directory: replay takes one log file or a stored session id"));
+  ASSERT_EQ(Retrace("import " + FixturePath("c01-fs-read.jsonl")).code, 0);
+  const std::string db = dir_ / "t.db";
+  Outcome database = Retrace("replay " + db);  // a database where a session belongs
+  EXPECT_EQ(database.code, 2);
+  EXPECT_THAT(database.out, HasSubstr(db + " is a database: name one of its sessions, with --db " + db));
 }
 
 TEST_F(CliTest, CheckNamesGoldenDocumentsByLogFileAndRefusesTwoInputsSharingOne) {

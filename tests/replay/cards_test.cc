@@ -152,15 +152,20 @@ TEST(CardsTest, LegacyPayloadShapesAreUpcastOnRead) {
 }
 
 // The cards of a file replayed in pieces, up to `max_pieces`, cut wherever
-// a turn starts (CardsInPieces over store::ReadFilePieces); nullopt when
+// a turn starts (CardsInPieces over EventSource::ReadPieces); nullopt when
 // that replay refuses.
+constexpr store::PiecePolicy kAnySize{.min_piece_bytes = 1, .min_piece_events = 1};
+
 std::optional<std::string> CardsOfPieces(const std::string& path, size_t max_pieces,
                                          const std::string& session_id = "") {
-  const std::vector<store::FilePiece> pieces = store::PlanFilePieces(path, max_pieces, 1);
-  EXPECT_FALSE(pieces.empty()) << path;
-  std::optional<CardBuilder> builder = CardsInPieces(
-      presenters::ReferencePresenters(), session_id, store::PieceSizes(pieces),
-      [&](const std::vector<PieceSink>& sinks) { return store::ReadFilePieces(path, pieces, CardsNeed, sinks); });
+  const store::EventSource source = store::EventSource::File(path).value();
+  const std::vector<store::Piece> pieces = source.PlanPieces(max_pieces, kAnySize);
+  std::optional<CardBuilder> builder =
+      CardsInPieces(presenters::ReferencePresenters(), session_id, source.PieceBytes(pieces),
+                    [&](const std::vector<PieceSink>& sinks) -> std::optional<std::string> {
+                      if (!source.ReadPieces(pieces, CardsNeed, sinks)) return std::nullopt;
+                      return source.session_id();
+                    });
   if (!builder) return std::nullopt;
   return builder->FinishText() + "\n";
 }
@@ -190,9 +195,10 @@ TEST(CardsTest, AStoredSessionReplayedInPiecesGivesTheSameDocument) {
   const std::string many = dir / "many-turns.jsonl";
   retrace::testing::WriteFile(many,
                               retrace::testing::RepeatedLog(ReadFile(FixturePath("c06-errors-policy.jsonl")), 20));
-  auto store = std::move(store::EventStore::Open(dir / "t.db")).value();
+  std::shared_ptr<store::EventStore> store = std::move(store::EventStore::Open(dir / "t.db")).value();
   ASSERT_TRUE(store::ImportJsonl(*store, many).ok());
   const std::string id = "c06-errors-policy";
+  const store::EventSource source = store::EventSource::Stored(store, id).value();
   CardBuilder one(id, presenters::ReferencePresenters(), CardBuilder::Keep::kText);
   ASSERT_TRUE(store::ReadStoredEvents(*store, id, CardsNeed, [&](log::Event&& e) {
                 one.Add(std::move(e));
@@ -201,12 +207,12 @@ TEST(CardsTest, AStoredSessionReplayedInPiecesGivesTheSameDocument) {
   const std::string whole = one.FinishText();
   EXPECT_EQ(whole + "\n", CardsFromFile(many));
   for (size_t max_pieces : {2, 3, 8}) {
-    const std::vector<store::SeqRange> pieces = store::PlanStoredPieces(*store, id, max_pieces, 1).value();
+    const std::vector<store::Piece> pieces = source.PlanPieces(max_pieces, kAnySize);
     ASSERT_EQ(pieces.size(), max_pieces);
     std::optional<CardBuilder> builder =
-        CardsInPieces(presenters::ReferencePresenters(), id, std::vector<uint64_t>(pieces.size(), 0),
+        CardsInPieces(presenters::ReferencePresenters(), id, source.PieceBytes(pieces),
                       [&](const std::vector<PieceSink>& sinks) -> std::optional<std::string> {
-                        if (!store::ReadStoredPieces(*store, id, pieces, CardsNeed, sinks)) return std::nullopt;
+                        if (!source.ReadPieces(pieces, CardsNeed, sinks)) return std::nullopt;
                         return id;
                       });
     ASSERT_TRUE(builder.has_value()) << max_pieces << " pieces";
@@ -223,7 +229,7 @@ TEST(CardsTest, AResultInALaterPieceThanItsCallVoidsTheReplayInPieces) {
   const std::string path = dir / "split-call.jsonl";
   const std::string header = retrace::testing::Lines(ReadFile(FixturePath("s1-tools-inject.jsonl"))).front();
   retrace::testing::WriteFile(path, retrace::testing::CallSplitFromItsResultLog(header, 4096));
-  ASSERT_EQ(store::PlanFilePieces(path, 2, 1).size(), 2u);
+  ASSERT_EQ(store::EventSource::File(path).value().PlanPieces(2, kAnySize).size(), 2u);
   EXPECT_FALSE(CardsOfPieces(path, 2).has_value());
   const Value whole = json::Parse(CardsFromFile(path)).value();
   ASSERT_EQ(whole.Find("calls")->as_array().size(), 1u);

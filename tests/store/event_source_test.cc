@@ -1,11 +1,14 @@
-// Reading a log file in pieces on several threads (event_source.h): where the
-// cuts fall, and that the pieces give exactly ReadFileEvents' events or
-// nothing at all.
+// EventSource (event_source.h): what names a source, and reading one in
+// pieces on several threads — where the cuts fall, and that the pieces give
+// exactly one sequential read's events or nothing at all, for log files and
+// stored sessions alike.
 #include "store/event_source.h"
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <functional>
+#include <memory>
 
 #include "engine/json/writer.h"
 #include "store/importer.h"
@@ -20,6 +23,19 @@ using testing::TempDir;
 using testing::WriteFile;
 
 bool Any(std::string_view) { return true; }
+
+// Any source is cut, however small its pieces.
+constexpr PiecePolicy kAnySize{.min_piece_bytes = 1, .min_piece_events = 1};
+
+EventSource FileSource(const std::string& path) {
+  auto source = EventSource::File(path);
+  EXPECT_TRUE(source.ok()) << source.status().message();
+  return std::move(source).value();
+}
+
+std::vector<Piece> FileCuts(const std::string& path, size_t max_pieces, int64_t min_piece_bytes) {
+  return FileSource(path).PlanPieces(max_pieces, {.min_piece_bytes = min_piece_bytes});
+}
 
 // Each event as one line of text: what a consumer could tell apart.
 std::string Describe(const log::Event& e) {
@@ -54,10 +70,12 @@ std::optional<std::vector<std::string>> Joined(size_t pieces,
   return joined;
 }
 
-std::optional<std::vector<std::string>> Pieced(const std::string& path, const std::vector<FilePiece>& pieces) {
-  return Joined(pieces.size(), [&](const std::vector<EventSink>& sinks) {
-    return ReadFilePieces(path, pieces, Any, sinks).has_value();
-  });
+std::optional<std::vector<std::string>> Pieced(const EventSource& source, const std::vector<Piece>& pieces) {
+  return Joined(pieces.size(), [&](const std::vector<EventSink>& sinks) { return source.ReadPieces(pieces, Any, sinks); });
+}
+
+std::optional<std::vector<std::string>> Pieced(const std::string& path, const std::vector<Piece>& pieces) {
+  return Pieced(FileSource(path), pieces);
 }
 
 // A log of many turns: c06 (four turns) twenty times over, about 1.2 MB.
@@ -71,10 +89,10 @@ TEST(FilePiecesTest, CutsOnlyBeforeTurnStartLinesAndCoverTheFile) {
   TempDir dir;
   const std::string path = ManyTurnsLog(dir);
   const std::string text = ReadFile(path);
-  const std::vector<FilePiece> pieces = PlanFilePieces(path, 4, 1 << 16);
+  const std::vector<Piece> pieces = FileCuts(path, 4, 1 << 16);
   ASSERT_EQ(pieces.size(), 4u);
-  EXPECT_EQ(pieces.front().begin, 0u);
-  EXPECT_EQ(pieces.back().end, text.size());
+  EXPECT_EQ(pieces.front().begin, 0);
+  EXPECT_EQ(pieces.back().end, static_cast<int64_t>(text.size()));
   for (size_t i = 1; i < pieces.size(); ++i) {
     EXPECT_EQ(pieces[i].begin, pieces[i - 1].end);
     EXPECT_EQ(text.substr(pieces[i].begin, 20), "{\"type\":\"turn/start\"") << "piece " << i;
@@ -85,11 +103,12 @@ TEST(FilePiecesTest, CutsOnlyBeforeTurnStartLinesAndCoverTheFile) {
 TEST(FilePiecesTest, OnePieceWhenTheFileCannotBeCut) {
   TempDir dir;
   const std::string path = ManyTurnsLog(dir);
-  EXPECT_EQ(PlanFilePieces(path, 1, 1 << 16).size(), 1u);  // one thread
-  EXPECT_EQ(PlanFilePieces(path, 4, 1 << 30).size(), 1u);  // pieces would be too small
-  EXPECT_EQ(PlanFilePieces(FixturePath("s1-tools-inject.node22.jsonl.zstd"), 4, 1).size(), 1u);  // compressed
-  EXPECT_EQ(PlanFilePieces(FixturePath("c01-fs-read.jsonl"), 4, 1).size(), 1u);  // one turn: nowhere to cut
-  EXPECT_TRUE(PlanFilePieces(dir.path() + "/missing.jsonl", 4, 1).empty());
+  EXPECT_EQ(FileCuts(path, 1, 1 << 16).size(), 1u);  // one thread
+  EXPECT_EQ(FileCuts(path, 4, 1 << 30).size(), 1u);  // pieces would be too small
+  EXPECT_EQ(FileCuts(FixturePath("s1-tools-inject.node22.jsonl.zstd"), 4, 1).size(), 1u);  // compressed
+  EXPECT_EQ(FileCuts(FixturePath("c01-fs-read.jsonl"), 4, 1).size(), 1u);  // one turn: nowhere to cut
+  EXPECT_EQ(FileSource(path).PlanPieces(4, {.min_piece_bytes = 1, .max_file_bytes = 1 << 16}).size(), 1u);  // too big
+  EXPECT_FALSE(EventSource::File(dir.path() + "/missing.jsonl").ok());
 }
 
 TEST(FilePiecesTest, PiecesGiveExactlyTheEventsOfOneSequentialRead) {
@@ -98,7 +117,7 @@ TEST(FilePiecesTest, PiecesGiveExactlyTheEventsOfOneSequentialRead) {
   for (const std::string& fixture : retrace::testing::RawFixtures()) paths.push_back(FixturePath(fixture));
   for (const std::string& path : paths) {
     for (size_t max_pieces : {2, 3, 8}) {
-      const std::vector<FilePiece> pieces = PlanFilePieces(path, max_pieces, 1);
+      const std::vector<Piece> pieces = FileCuts(path, max_pieces, 1);
       if (path == paths.front()) {
         EXPECT_EQ(pieces.size(), max_pieces);
       }
@@ -138,7 +157,7 @@ TEST(FilePiecesTest, RefusesWhatOnlyASequentialReadCanJudge) {
       write("torn.jsonl", good.substr(0, good.size() - 10)),
   };
   for (const std::string& path : logs) {
-    const std::vector<FilePiece> pieces = PlanFilePieces(path, 3, 1);
+    const std::vector<Piece> pieces = FileCuts(path, 3, 1);
     ASSERT_GT(pieces.size(), 1u) << path;
     EXPECT_FALSE(Pieced(path, pieces).has_value()) << path;
   }
@@ -147,14 +166,14 @@ TEST(FilePiecesTest, RefusesWhatOnlyASequentialReadCanJudge) {
 TEST(FilePiecesTest, RefusesWhenASinkFails) {
   TempDir dir;
   const std::string path = ManyTurnsLog(dir);
-  const std::vector<FilePiece> pieces = PlanFilePieces(path, 2, 1);
+  const std::vector<Piece> pieces = FileCuts(path, 2, 1);
   ASSERT_EQ(pieces.size(), 2u);
   int events = 0;
   std::vector<EventSink> sinks = {
       [](log::Event&&) { return Status::Ok(); },
       [&](log::Event&&) { return ++events == 5 ? Status::IoError("disk full") : Status::Ok(); },
   };
-  EXPECT_FALSE(ReadFilePieces(path, pieces, Any, sinks).has_value());
+  EXPECT_FALSE(FileSource(path).ReadPieces(pieces, Any, sinks));
 }
 
 // --- stored sessions ---
@@ -168,34 +187,35 @@ std::vector<std::string> StoredSequential(EventStore& store, const std::string& 
   return events;
 }
 
-std::optional<std::vector<std::string>> StoredPieced(EventStore& store, const std::string& id,
-                                                     const std::vector<SeqRange>& pieces) {
-  return Joined(pieces.size(),
-                [&](const std::vector<EventSink>& sinks) { return ReadStoredPieces(store, id, pieces, Any, sinks); });
+EventSource StoredSource(const std::shared_ptr<EventStore>& store, const std::string& id) {
+  auto source = EventSource::Stored(store, id);
+  EXPECT_TRUE(source.ok()) << source.status().message();
+  return std::move(source).value();
 }
 
 TEST(StoredPiecesTest, CutsAtTurnStartsAndGiveExactlyTheEventsOfOneSequentialRead) {
   TempDir dir;
-  auto store = testing::OpenStoreOrDie(dir / "t.db");
+  std::shared_ptr<EventStore> store = testing::OpenStoreOrDie(dir / "t.db");
   ASSERT_TRUE(ImportJsonl(*store, ManyTurnsLog(dir)).ok());
   const std::vector<std::string> whole = StoredSequential(*store, "c06-errors-policy");
   const int64_t events = store->NextSeq(store->SessionKey("c06-errors-policy").value()).value();
+  const EventSource source = StoredSource(store, "c06-errors-policy");
   for (size_t max_pieces : {2, 3, 8, 80}) {
-    auto pieces = PlanStoredPieces(*store, "c06-errors-policy", max_pieces, 1);
-    ASSERT_TRUE(pieces.ok()) << pieces.status().message();
+    const std::vector<Piece> cuts = source.PlanPieces(max_pieces, kAnySize);
+    const std::vector<Piece>* pieces = &cuts;
     // Eighty cut points fall about one turn apart, and two may find the same turn start.
     if (max_pieces < 80) {
       ASSERT_EQ(pieces->size(), max_pieces);
     } else {
       ASSERT_GT(pieces->size(), 20u);
     }
-    EXPECT_EQ(pieces->front().from, 0);
-    EXPECT_EQ(pieces->back().to, events);
+    EXPECT_EQ(pieces->front().begin, 0);
+    EXPECT_EQ(pieces->back().end, events);
     for (size_t i = 1; i < pieces->size(); ++i) {
-      EXPECT_EQ((*pieces)[i].from, (*pieces)[i - 1].to);
+      EXPECT_EQ((*pieces)[i].begin, (*pieces)[i - 1].end);
       std::string text;
       ASSERT_TRUE(store
-                      ->ForEachEvent("c06-errors-policy", {(*pieces)[i].from, std::nullopt},
+                      ->ForEachEvent("c06-errors-policy", {(*pieces)[i].begin, std::nullopt},
                                      [&](const StoredEvent& e) {
                                        if (text.empty()) text = e.type;
                                        return Status::Ok();
@@ -203,19 +223,21 @@ TEST(StoredPiecesTest, CutsAtTurnStartsAndGiveExactlyTheEventsOfOneSequentialRea
                       .ok());
       EXPECT_EQ(text, "turn/start") << "piece " << i;
     }
-    EXPECT_EQ(StoredPieced(*store, "c06-errors-policy", *pieces), whole) << max_pieces << " pieces";
+    EXPECT_EQ(Pieced(source, *pieces), whole) << max_pieces << " pieces";
   }
 }
 
 TEST(StoredPiecesTest, OnePieceWhenTheSessionCannotBeCutAndNotFoundForNoSession) {
   TempDir dir;
-  auto store = testing::OpenStoreOrDie(dir / "t.db");
+  std::shared_ptr<EventStore> store = testing::OpenStoreOrDie(dir / "t.db");
   ASSERT_TRUE(ImportJsonl(*store, FixturePath("c01-fs-read.jsonl")).ok());  // one turn
   ASSERT_TRUE(ImportJsonl(*store, ManyTurnsLog(dir)).ok());
-  EXPECT_EQ(PlanStoredPieces(*store, "c01-fs-read", 4, 1)->size(), 1u);
-  EXPECT_EQ(PlanStoredPieces(*store, "c06-errors-policy", 1, 1)->size(), 1u);
-  EXPECT_EQ(PlanStoredPieces(*store, "c06-errors-policy", 4, 1 << 20)->size(), 1u);  // pieces would be too small
-  EXPECT_EQ(PlanStoredPieces(*store, "nope", 4, 1).status().code(), Status::Code::kNotFound);
+  EXPECT_EQ(StoredSource(store, "c01-fs-read").PlanPieces(4, kAnySize).size(), 1u);
+  const EventSource many = StoredSource(store, "c06-errors-policy");
+  EXPECT_EQ(many.PlanPieces(1, kAnySize).size(), 1u);
+  EXPECT_EQ(many.PlanPieces(4, {.min_piece_events = 1 << 20}).size(), 1u);  // pieces would be too small
+  EXPECT_EQ(many.PlanPieces(4, {.min_piece_events = 1, .max_session_events = 10}).size(), 1u);  // too big
+  EXPECT_EQ(EventSource::Stored(store, "nope").status().code(), Status::Code::kNotFound);
 }
 
 // Legacy shapes are upcast on read, and an upcaster may need earlier events:
@@ -226,14 +248,86 @@ TEST(StoredPiecesTest, RefusesWhenALaterPieceNeedsAnUpcast) {
   WriteFile(legacy,
             retrace::testing::RepeatedLog(
                 ReadFile(std::string(RETRACE_SOURCE_DIR) + "/tests/replay/corpus/legacy/s1-tools-inject.jsonl"), 3));
-  auto store = testing::OpenStoreOrDie(dir / "t.db");
+  std::shared_ptr<EventStore> store = testing::OpenStoreOrDie(dir / "t.db");
   ASSERT_TRUE(ImportJsonl(*store, legacy).ok());
-  auto pieces = PlanStoredPieces(*store, "s1-tools-inject", 3, 1);
-  ASSERT_TRUE(pieces.ok());
-  ASSERT_EQ(pieces->size(), 3u);
-  EXPECT_FALSE(StoredPieced(*store, "s1-tools-inject", *pieces).has_value());
-  EXPECT_EQ(StoredPieced(*store, "s1-tools-inject", {{0, pieces->back().to}}),
-            StoredSequential(*store, "s1-tools-inject"));
+  const EventSource source = StoredSource(store, "s1-tools-inject");
+  const std::vector<Piece> pieces = source.PlanPieces(3, kAnySize);
+  ASSERT_EQ(pieces.size(), 3u);
+  EXPECT_FALSE(Pieced(source, pieces).has_value());
+  EXPECT_EQ(Pieced(source, {{0, pieces.back().end}}), StoredSequential(*store, "s1-tools-inject"));
+}
+
+// --- what names a source ---
+
+TEST(ResolveTest, AFileIsALogAnythingElseASessionAndEachMistakeIsNamed) {
+  TempDir dir;
+  const std::string db = dir / "t.db";
+  {
+    auto store = testing::OpenStoreOrDie(db);
+    ASSERT_TRUE(ImportJsonl(*store, FixturePath("c01-fs-read.jsonl")).ok());
+  }
+  int opened = 0;
+  auto open = [&]() -> Result<std::shared_ptr<EventStore>> {
+    ++opened;
+    ASSIGN_OR_RETURN(std::unique_ptr<EventStore> store, EventStore::Open(db));
+    return std::shared_ptr<EventStore>(std::move(store));
+  };
+  auto file = EventSource::Resolve(FixturePath("c01-fs-read.jsonl"), open);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  EXPECT_TRUE(file->is_file());
+  EXPECT_EQ(file->session_id(), "c01-fs-read");
+  EXPECT_EQ(opened, 0);  // a log file needs no database
+  auto stored = EventSource::Resolve("c01-fs-read", open);
+  ASSERT_TRUE(stored.ok()) << stored.status().message();
+  EXPECT_FALSE(stored->is_file());
+  EXPECT_EQ(stored->label(), db + " c01-fs-read");
+  EXPECT_EQ(opened, 1);
+  // Both give the same events.
+  std::vector<std::string> from_file, from_store;
+  auto into = [](std::vector<std::string>& out) {
+    return [&out](log::Event&& e) {
+      out.push_back(Describe(e));
+      return Status::Ok();
+    };
+  };
+  ASSERT_TRUE(file->Read(Any, into(from_file)).ok());
+  ASSERT_TRUE(stored->Read(Any, into(from_store)).ok());
+  EXPECT_EQ(from_file, from_store);
+  EXPECT_EQ(EventSource::Resolve(dir.path(), open).status().code(), Status::Code::kInvalidArgument);
+  const auto database = EventSource::Resolve(db, open);
+  EXPECT_EQ(database.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(database.status().message().find("is a database"), std::string::npos) << database.status().message();
+  EXPECT_EQ(EventSource::Resolve(dir / "gone.jsonl", open).status().code(), Status::Code::kNotFound);
+  EXPECT_EQ(EventSource::Resolve("no-such-session", open).status().code(), Status::Code::kNotFound);
+  EXPECT_EQ(opened, 2);
+}
+
+TEST(ExpandTest, ADirectoryGivesItsLogsInPathOrderAndADatabaseItsSessionsInIdOrder) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "logs/sub");
+  WriteFile(dir / "logs/sub/b.jsonl", ReadFile(FixturePath("c06-errors-policy.jsonl")));
+  WriteFile(dir / "logs/a.jsonl", ReadFile(FixturePath("c01-fs-read.jsonl")));
+  WriteFile(dir / "logs/notes.txt", "not a log");
+  WriteFile(dir / "logs/broken.jsonl", "not json\n");
+  auto logs = EventSource::Expand(dir / "logs");
+  ASSERT_TRUE(logs.ok()) << logs.status().message();
+  std::vector<std::string> labels;
+  for (const EventSource& s : *logs) labels.push_back(s.label() + "=" + s.session_id());
+  EXPECT_EQ(labels, (std::vector<std::string>{dir / "logs/a.jsonl=c01-fs-read", dir / "logs/broken.jsonl=",
+                                              dir / "logs/sub/b.jsonl=c06-errors-policy"}));
+  EXPECT_FALSE((*logs)[1].Read(Any, [](log::Event&&) { return Status::Ok(); }).ok());  // unreadable: its own error
+  const std::string db = dir / "t.db";
+  {
+    auto store = testing::OpenStoreOrDie(db);
+    ASSERT_TRUE(ImportJsonl(*store, FixturePath("c06-errors-policy.jsonl")).ok());
+    ASSERT_TRUE(ImportJsonl(*store, FixturePath("c01-fs-read.jsonl")).ok());
+  }
+  auto sessions = EventSource::Expand(db);
+  ASSERT_TRUE(sessions.ok()) << sessions.status().message();
+  ASSERT_EQ(sessions->size(), 2u);
+  EXPECT_EQ((*sessions)[0].session_id(), "c01-fs-read");
+  EXPECT_EQ((*sessions)[1].session_id(), "c06-errors-policy");
+  EXPECT_EQ(EventSource::Expand(dir / "nothing").status().code(), Status::Code::kNotFound);
 }
 
 }  // namespace

@@ -66,6 +66,10 @@ class OrderedTools {
     }
   }
   std::vector<std::pair<std::string, ToolDefinitionPtr>>& entries() { return entries_; }
+  ToolDefinitionPtr Find(std::string_view name) const {
+    auto it = index_.find(name);
+    return it == index_.end() ? nullptr : entries_[it->second].second;
+  }
 
  private:
   std::map<std::string, size_t, std::less<>> index_;
@@ -110,6 +114,29 @@ struct ToolRegistry::State {
       }
     }
     return out;
+  }
+
+  // The resolver (§4.4) that Get, Visible and Schemas share: the inherited
+  // tools, filtered by every chain layer's restrictions, then the scope's own
+  // tools on top (they shadow and are exempt). Caller holds mu.
+  OrderedTools Resolve(const ScopePtr& scope) const {
+    OrderedTools visible;
+    const std::vector<const Scope*> chain = scope ? scope->Chain() : std::vector<const Scope*>{};
+    OrderedTools inherited = Inherited(scope);
+    for (auto& [n, def] : inherited.entries()) {
+      const auto& name = n;  // clang 14 cannot capture a structured binding in a lambda
+      const bool admitted = std::all_of(chain.begin(), chain.end(), [&](const Scope* s) {
+        const Layer* l = LayerOf(s->id());
+        return !l || l->Admits(name);
+      });
+      if (admitted) visible.Set(n, def);
+    }
+    if (scope) {
+      if (const Layer* own = LayerOf(scope->id())) {
+        for (const auto& [n, def] : own->tools) visible.Set(n, def);
+      }
+    }
+    return visible;
   }
 
   // Adds a listener to `list`; the registration removes it again.
@@ -294,50 +321,13 @@ Registration ToolRegistry::OnChange(std::function<void()> fn) {
 
 ToolDefinitionPtr ToolRegistry::Get(std::string_view name, const ScopePtr& scope) const {
   std::lock_guard lock(state_->mu);
-  if (!scope) {
-    const Layer* global = state_->LayerOf(kGlobal);
-    return global ? global->Find(name) : nullptr;
-  }
-  if (const Layer* own = state_->LayerOf(scope->id())) {
-    if (ToolDefinitionPtr def = own->Find(name)) return def;
-  }
-  const std::vector<const Scope*> chain = scope->Chain();
-  ToolDefinitionPtr def;
-  for (auto it = chain.rbegin() + 1; it != chain.rend() && !def; ++it) {  // nearest ancestor first
-    if (const Layer* l = state_->LayerOf((*it)->id())) def = l->Find(name);
-  }
-  if (!def) {
-    const Layer* global = state_->LayerOf(kGlobal);
-    def = global ? global->Find(name) : nullptr;
-  }
-  if (!def) return nullptr;
-  const std::string key(name);
-  for (const Scope* s : chain) {
-    const Layer* l = state_->LayerOf(s->id());
-    if (l && !l->Admits(key)) return nullptr;
-  }
-  return def;
+  return state_->Resolve(scope).Find(name);
 }
 
 std::vector<ToolDefinitionPtr> ToolRegistry::Visible(const ScopePtr& scope) const {
   std::lock_guard lock(state_->mu);
-  OrderedTools inherited = state_->Inherited(scope);
-  OrderedTools visible;
-  const std::vector<const Scope*> chain = scope ? scope->Chain() : std::vector<const Scope*>{};
-  for (auto& [n, def] : inherited.entries()) {
-    const auto& name = n;  // clang 14 cannot capture a structured binding in a lambda
-    bool admitted = std::all_of(chain.begin(), chain.end(), [&](const Scope* s) {
-      const Layer* l = state_->LayerOf(s->id());
-      return !l || l->Admits(name);
-    });
-    if (admitted) visible.Set(n, def);
-  }
-  if (scope) {
-    if (const Layer* own = state_->LayerOf(scope->id())) {
-      for (const auto& [n, def] : own->tools) visible.Set(n, def);
-    }
-  }
   std::vector<ToolDefinitionPtr> out;
+  OrderedTools visible = state_->Resolve(scope);
   for (auto& [n, def] : visible.entries()) out.push_back(def);
   return out;
 }

@@ -3,6 +3,8 @@
 // executionMode. Numbers refer to the §10 checklist.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/runtime/runtime_test_util.h"
 
 namespace retrace::runtime {
@@ -177,6 +179,35 @@ TEST_F(RegistryTest, RestrictionsIntersectSpareOwnToolsAndAreEvaluatedLive) {  /
   EXPECT_EQ(Names(reg().Schemas(agent)), "read,write,grep,mine");
   Result<Registration> empty_allow = reg().Restrict(agent, {.allow = std::vector<std::string>{}});
   EXPECT_EQ(Names(reg().Schemas(agent)), "mine");  // {allow: []} hides every inherited tool
+}
+
+// Get and Visible share one resolver: for every scope of a three-level chain
+// with shadowing, own tools and restrictions, Get(name) is exactly the entry
+// Visible lists under that name, and null for every name it does not list.
+TEST_F(RegistryTest, GetAgreesWithVisibleForEveryScopeAndName) {
+  ScopePtr parent = Scope::Create("parent"), child = Scope::Create("child", parent),
+           grandchild = Scope::Create("grandchild", child);
+  std::vector<Registration> held;
+  for (const char* name : {"a", "b", "c", "d"}) held.push_back(MustRegister(rt_, Tool(name, "global")));
+  held.push_back(MustRegister(rt_, Tool("a", "parent"), parent));
+  held.push_back(MustRegister(rt_, Tool("e", "parent"), parent));
+  held.push_back(MustRegister(rt_, Tool("b", "child"), child));
+  held.push_back(MustRegister(rt_, Tool("d", "grandchild"), grandchild));
+  held.push_back(std::move(reg().Restrict(child, {.deny = std::vector<std::string>{"c", "e"}})).value());
+  held.push_back(std::move(reg().Restrict(grandchild, {.allow = std::vector<std::string>{"a", "b", "e"}})).value());
+  const std::vector<std::string> names = {"a", "b", "c", "d", "e", "zz"};
+  int listed = 0;
+  for (const ScopePtr& scope : {ScopePtr(), parent, child, grandchild}) {
+    const std::vector<ToolDefinitionPtr> visible = reg().Visible(scope);
+    for (const std::string& name : names) {
+      auto it = std::find_if(visible.begin(), visible.end(), [&](const ToolDefinitionPtr& d) { return d->name == name; });
+      EXPECT_EQ(reg().Get(name, scope), it == visible.end() ? nullptr : *it) << name;
+      listed += it != visible.end();
+    }
+  }
+  EXPECT_EQ(listed, 4 + 5 + 3 + 3);  // global a-d; parent +e; child hides c, e; grandchild allows a, b (+ own d)
+  EXPECT_EQ(reg().Get("d", grandchild)->description, "grandchild");  // own tools are exempt from its allow list
+  EXPECT_EQ(reg().Get("b", grandchild)->description, "child");
 }
 
 TEST_F(RegistryTest, ExecutionModeIsParallelOnlyForAnExactTrue) {  // 32

@@ -11,7 +11,6 @@
 
 #include "engine/runtime/timeout_policy.h"
 #include "engine/runtime/tool_error.h"
-#include "presenters/reference_tools.h"
 #include "store/sqlite_event_log.h"
 #include "tools/builtin_tools.h"
 #include "tools/job_tools.h"
@@ -59,7 +58,7 @@ Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<runtime
   ASSIGN_OR_RETURN(tools::Workspace workspace, tools::Workspace::Open(how.workspace));
   ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, ctx.OpenStore());
   store::SqliteEventLog log(*store);
-  runtime::RecorderEnv env{[&ctx] { return ctx.NowMs(); }, NewUuid, &presenters::ReferencePresenters()};
+  runtime::RecorderEnv env{[&ctx] { return ctx.NowMs(); }, NewUuid, /*card_snapshots=*/true};
   log::SessionHeader header;
   header.id = how.session_id.empty() ? NewUuid() : how.session_id;
   header.created_at = ctx.NowMs();

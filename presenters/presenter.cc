@@ -71,18 +71,33 @@ json::Value FallbackResult(const json::Value& shown_call, const Content& content
   return view;
 }
 
+ToolPresenterPtr MakeToolPresenter(std::string name, json::Value parameters, PresentCallFn call,
+                                   PresentResultFn result, std::string_view revision) {
+  std::string version = Fnv1a(name + '\n' + json::Serialize(parameters) + '\n' + std::string(revision));
+  return std::make_shared<const ToolPresenter>(
+      ToolPresenter{std::move(name), std::move(parameters), std::move(call), std::move(result), std::move(version)});
+}
+
 Status PresenterSet::Add(std::string name, const json::Value& parameters_dsl, PresentCallFn call,
                          PresentResultFn result, std::string_view revision) {
   ASSIGN_OR_RETURN(json::Value parameters, schema::CompileParameters(parameters_dsl));
-  std::string version = Fnv1a(name + '\n' + json::Serialize(parameters) + '\n' + std::string(revision));
-  ToolPresenter p{name, std::move(parameters), std::move(call), std::move(result), std::move(version)};
-  by_name_.insert_or_assign(std::move(name), std::move(p));
+  Add(MakeToolPresenter(std::move(name), std::move(parameters), std::move(call), std::move(result), revision));
   return Status::Ok();
+}
+
+void PresenterSet::Add(ToolPresenterPtr presenter) {
+  std::string name = presenter->name;
+  by_name_.insert_or_assign(std::move(name), std::move(presenter));
 }
 
 const ToolPresenter* PresenterSet::Find(std::string_view name) const {
   auto it = by_name_.find(name);
-  return it == by_name_.end() ? nullptr : &it->second;
+  return it == by_name_.end() ? nullptr : it->second.get();
+}
+
+ToolPresenterPtr PresenterSet::Share(std::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
 }
 
 std::vector<std::string> PresenterSet::Names() const {

@@ -48,6 +48,12 @@ struct ToolPresenter {
   // presenter's output changes).
   std::string version;
 };
+using ToolPresenterPtr = std::shared_ptr<const ToolPresenter>;
+
+// A presenter over `parameters`, a compiled raw schema (DefineTool has one);
+// `revision` goes into its version.
+ToolPresenterPtr MakeToolPresenter(std::string name, json::Value parameters, PresentCallFn call,
+                                   PresentResultFn result, std::string_view revision = "1");
 
 // Soft-validated presenters: no view when the arguments fail `parameters`,
 // when the presenter is absent or throws, or when it returns nothing.
@@ -75,17 +81,21 @@ PresentOutcome PresentResultOutcome(const ToolPresenter& p, const json::Value& a
 json::Value FallbackCall(std::string_view tool_name, const json::Value& args);
 json::Value FallbackResult(const json::Value& shown_call, const Content& content);
 
-// Presenters by tool name.
+// Presenters by tool name: what replay and check present a log with (the
+// reference tools' set, or a tool registry's, ToolRegistry::Presenters).
 class PresenterSet {
  public:
   // Compiles `parameters_dsl` (a ParameterSchemaSpec) and adds the presenter.
   Status Add(std::string name, const json::Value& parameters_dsl, PresentCallFn call, PresentResultFn result,
              std::string_view revision = "1");
+  // Adds (or replaces) the presenter of its tool.
+  void Add(ToolPresenterPtr presenter);
   const ToolPresenter* Find(std::string_view name) const;
+  ToolPresenterPtr Share(std::string_view name) const;
   std::vector<std::string> Names() const;
 
  private:
-  std::map<std::string, ToolPresenter, std::less<>> by_name_;
+  std::map<std::string, ToolPresenterPtr, std::less<>> by_name_;
 };
 
 }  // namespace retrace::presenters

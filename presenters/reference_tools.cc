@@ -536,12 +536,12 @@ json::Value ReferenceParameters(std::string_view tool) {
 
 const PresenterSet& ReferencePresenters() { return Reference().set; }
 
-Result<const ToolPresenter*> ReferencePresenter(std::string_view tool) {
+Result<ToolPresenterPtr> ReferencePresenter(std::string_view tool) {
   const ReferenceSet& r = Reference();
   if (auto f = r.failed.find(tool); f != r.failed.end()) {
     return f->second.WithContext("the reference presenter of \"" + std::string(tool) + "\" did not build");
   }
-  const ToolPresenter* p = r.set.Find(tool);
+  ToolPresenterPtr p = r.set.Share(tool);
   if (p == nullptr) return Status::NotFound("no reference presenter for tool \"" + std::string(tool) + "\"");
   return p;
 }

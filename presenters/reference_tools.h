@@ -19,7 +19,7 @@ const PresenterSet& ReferencePresenters();
 
 // One reference tool's presenter: NotFound for a tool that has none, or the
 // error that kept it from being built.
-Result<const ToolPresenter*> ReferencePresenter(std::string_view tool);
+Result<ToolPresenterPtr> ReferencePresenter(std::string_view tool);
 
 }  // namespace retrace::presenters
 

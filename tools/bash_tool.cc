@@ -3,10 +3,10 @@
 #include "engine/json/writer.h"
 #include "engine/runtime/tool_error.h"
 #include "engine/schema/schema_spec.h"
-#include "presenters/reference_tools.h"
 #include "tools/file_ops.h"
 #include "engine/json/js_text.h"
 #include "tools/subprocess.h"
+#include "tools/reference_tool.h"
 
 namespace retrace::tools {
 namespace {
@@ -204,11 +204,9 @@ std::string RenderBashResult(const Value& v) {
 }
 
 Result<runtime::ToolDefinitionPtr> BashTool(const ToolHost& host) {
-  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("bash"));
   runtime::ToolDefinition spec{
       .name = "bash",
       .description = kDescription,
-      .parameters = presenters::ReferenceParameters("bash"),
       .output = {.schema = OneOf({Object(false, {{"kind", String().Enum({"background"}).Required()},
                                                  {"jobId", String().Required()}}),
                                   Object(false, {{"kind", String().Enum({"foreground"}).Required()},
@@ -234,10 +232,8 @@ Result<runtime::ToolDefinitionPtr> BashTool(const ToolHost& host) {
             return background && background->is_bool() && background->as_bool() ? StartBackground(host, run, args)
                                                                                  : RunForeground(host, run, args);
           },
-      .present_call = presenter->present_call,
-      .present_result = presenter->present_result,
   };
-  return runtime::DefineTool(std::move(spec));
+  return DefineReferenceTool(std::move(spec));
 }
 
 }  // namespace retrace::tools

@@ -1,28 +1,59 @@
 #include "tools/builtin_tools.h"
 
+#include "presenters/reference_tools.h"
 #include "tools/bash_tool.h"
 #include "tools/edit_tool.h"
 #include "tools/job_tools.h"
 #include "tools/read_tool.h"
+#include "tools/reference_tool.h"
 #include "tools/search_tools.h"
 #include "tools/web_fetch_tool.h"
 #include "tools/write_tool.h"
 
 namespace retrace::tools {
+namespace {
+
+// The built-in tools, in registration order. Each is the reference tool of
+// its name: DefineReferenceTool gives it that tool's parameters and
+// presenters, so the registry and the presenter set replay uses agree.
+struct Builtin {
+  std::string_view name;
+  bool needs_jobs;
+  Result<runtime::ToolDefinitionPtr> (*make)(const ToolHost&);
+};
+
+constexpr Builtin kBuiltins[] = {
+    {"read", false, [](const ToolHost& h) { return ReadTool(h.workspace); }},
+    {"write", false, [](const ToolHost& h) { return WriteTool(h.workspace); }},
+    {"edit", false, [](const ToolHost& h) { return EditTool(h.workspace); }},
+    {"glob", false, &GlobTool},
+    {"grep", false, &GrepTool},
+    {"bash", false, &BashTool},
+    {"web_fetch", false, [](const ToolHost& h) { return WebFetchTool({.ca_file = h.ca_file}); }},
+    {"job_output", true, [](const ToolHost& h) { return JobOutputTool(h.jobs); }},
+    {"job_list", true, [](const ToolHost& h) { return JobListTool(h.jobs); }},
+    {"job_kill", true, [](const ToolHost& h) { return JobKillTool(h.jobs); }},
+};
+
+}  // namespace
+
+Result<runtime::ToolDefinitionPtr> DefineReferenceTool(runtime::ToolDefinition spec) {
+  if (!spec.parameters.is_null() || spec.presenter || spec.present_call || spec.present_result) {
+    return Status::InvalidArgument("the built-in tool " + spec.name + " takes the reference tool's parameters and presenters");
+  }
+  spec.parameters = presenters::ReferenceParameters(spec.name);
+  ASSIGN_OR_RETURN(spec.presenter, presenters::ReferencePresenter(spec.name));
+  return runtime::DefineTool(std::move(spec));
+}
 
 Result<std::vector<runtime::ToolDefinitionPtr>> BuiltinTools(const ToolHost& host) {
+  if (host.jobs) host.jobs->AttachController();
   std::vector<runtime::ToolDefinitionPtr> tools;
-  for (Result<runtime::ToolDefinitionPtr> (*make)(const ToolHost&) :
-       {+[](const ToolHost& h) { return ReadTool(h.workspace); }, +[](const ToolHost& h) { return WriteTool(h.workspace); },
-        +[](const ToolHost& h) { return EditTool(h.workspace); }, &GlobTool, &GrepTool, &BashTool}) {
-    ASSIGN_OR_RETURN(runtime::ToolDefinitionPtr tool, make(host));
+  for (const Builtin& b : kBuiltins) {
+    if (b.needs_jobs && !host.jobs) continue;
+    ASSIGN_OR_RETURN(runtime::ToolDefinitionPtr tool, b.make(host));
+    if (tool->name != b.name) return Status::FailedPrecondition("the built-in tool " + std::string(b.name) + " is named " + tool->name);
     tools.push_back(std::move(tool));
-  }
-  ASSIGN_OR_RETURN(runtime::ToolDefinitionPtr fetch, WebFetchTool({.ca_file = host.ca_file}));
-  tools.push_back(std::move(fetch));
-  if (host.jobs) {
-    ASSIGN_OR_RETURN(std::vector<runtime::ToolDefinitionPtr> jobs, JobTools(host.jobs));
-    for (runtime::ToolDefinitionPtr& tool : jobs) tools.push_back(std::move(tool));
   }
   return tools;
 }

@@ -1,10 +1,10 @@
 #include "tools/edit_tool.h"
 
 #include "engine/schema/schema_spec.h"
-#include "presenters/reference_tools.h"
 #include "tools/file_ops.h"
 #include "engine/json/js_text.h"
 #include "tools/line_diff.h"
+#include "tools/reference_tool.h"
 
 namespace retrace::tools {
 namespace {
@@ -59,11 +59,9 @@ runtime::ToolError Stale(const std::string& message) {
 }  // namespace
 
 Result<runtime::ToolDefinitionPtr> EditTool(const Workspace& workspace) {
-  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("edit"));
   runtime::ToolDefinition spec{
       .name = "edit",
       .description = "Edit an existing UTF-8 text file by replacing literal text.",
-      .parameters = presenters::ReferenceParameters("edit"),
       .output = {.schema = Object(false, {{"path", String().Required()},
                                           {"before", String().Required()},
                                           {"after", String().Required()}}),
@@ -118,10 +116,8 @@ Result<runtime::ToolDefinitionPtr> EditTool(const Workspace& workspace) {
             WriteFileAtomic(target.real, UsesCrlf(*raw) ? WithCrlf(after) : after, existing->mode, dp, "edit");
             return Value::MakeObject({{"path", dp}, {"before", before}, {"after", std::move(after)}});
           },
-      .present_call = presenter->present_call,
-      .present_result = presenter->present_result,
   };
-  return runtime::DefineTool(std::move(spec));
+  return DefineReferenceTool(std::move(spec));
 }
 
 }  // namespace retrace::tools

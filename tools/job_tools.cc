@@ -2,9 +2,9 @@
 
 #include "engine/json/writer.h"
 #include "engine/schema/schema_spec.h"
-#include "presenters/reference_tools.h"
 #include "engine/json/js_text.h"
 #include "tools/tool_host.h"
+#include "tools/reference_tool.h"
 
 namespace retrace::tools {
 namespace {
@@ -46,15 +46,15 @@ std::string StatusLine(const Value& job) {
 }
 
 
+}  // namespace
+
 Result<runtime::ToolDefinitionPtr> JobOutputTool(const std::shared_ptr<JobRegistry>& jobs) {
-  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("job_output"));
   runtime::ToolDefinition spec{
       .name = "job_output",
       .description =
           "Read a background job. Stream jobs return only output since the previous read; final-output jobs return "
           "their result after settlement. Every response ends with `[status: ...]`. Reads are non-blocking unless "
           "`wait: true`, which waits up to the configured cap.",
-      .parameters = presenters::ReferenceParameters("job_output"),
       .output = {.schema = Object(false, {{"text", String().Required()}, {"job", PublicJobSchema().Required()}}),
                  .render =
                      [](const Value&, const Value& v) {
@@ -76,18 +76,14 @@ Result<runtime::ToolDefinitionPtr> JobOutputTool(const std::shared_ptr<JobRegist
             JobRead read = OrThrow(jobs->Read(id, SessionId(run)));
             return Value::MakeObject({{"text", std::move(read.text)}, {"job", read.job.Public()}});
           },
-      .present_call = presenter->present_call,
-      .present_result = presenter->present_result,
   };
-  return runtime::DefineTool(std::move(spec));
+  return DefineReferenceTool(std::move(spec));
 }
 
 Result<runtime::ToolDefinitionPtr> JobListTool(const std::shared_ptr<JobRegistry>& jobs) {
-  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("job_list"));
   runtime::ToolDefinition spec{
       .name = "job_list",
       .description = "List your background jobs (running and finished) with their ids, kinds, and statuses.",
-      .parameters = presenters::ReferenceParameters("job_list"),
       .output = {.schema = Array(PublicJobSchema()),
                  .render =
                      [](const Value&, const Value& v) {
@@ -106,19 +102,15 @@ Result<runtime::ToolDefinitionPtr> JobListTool(const std::shared_ptr<JobRegistry
             for (const JobSnapshot& job : jobs->List(SessionId(run))) list.push_back(job.Public());
             return Value(std::move(list));
           },
-      .present_call = presenter->present_call,
-      .present_result = presenter->present_result,
   };
-  return runtime::DefineTool(std::move(spec));
+  return DefineReferenceTool(std::move(spec));
 }
 
 Result<runtime::ToolDefinitionPtr> JobKillTool(const std::shared_ptr<JobRegistry>& jobs) {
-  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("job_kill"));
   runtime::ToolDefinition spec{
       .name = "job_kill",
       .description = "Request cancellation of a running background job by job id. Returns immediately; the job settles "
                      "as killed once its work actually stops.",
-      .parameters = presenters::ReferenceParameters("job_kill"),
       .output = {.schema = Object(false, {{"outcome", String().Enum({"cancellation-requested", "already-finished"}).Required()},
                                           {"job", PublicJobSchema().Required()}}),
                  .render =
@@ -140,13 +132,10 @@ Result<runtime::ToolDefinitionPtr> JobKillTool(const std::shared_ptr<JobRegistry
             return Value::MakeObject({{"outcome", outcome == "requested" ? "cancellation-requested" : "already-finished"},
                                       {"job", job.Public()}});
           },
-      .present_call = presenter->present_call,
-      .present_result = presenter->present_result,
   };
-  return runtime::DefineTool(std::move(spec));
+  return DefineReferenceTool(std::move(spec));
 }
 
-}  // namespace
 
 std::string CompletionNotice(const JobSnapshot& job) {
   return "background job " + job.id + " (" + job.kind + ": " + job.label + ") finished " + job.StatusLine() +
@@ -158,16 +147,6 @@ Value CompletionNoticeSource(const JobSnapshot& job) {
   std::string summary = job.kind + " " + job.label + " " + job.StatusLine();
   if (json::Utf16Prefix(summary, 120) != summary) summary = json::Utf16Prefix(summary, 119) + "…";
   return Value::MakeObject({{"kind", "plugin"}, {"plugin", "tool-jobs"}, {"form", "notice"}, {"summary", summary}});
-}
-
-Result<std::vector<runtime::ToolDefinitionPtr>> JobTools(const std::shared_ptr<JobRegistry>& jobs) {
-  jobs->AttachController();
-  std::vector<runtime::ToolDefinitionPtr> tools;
-  for (auto make : {JobOutputTool, JobListTool, JobKillTool}) {
-    ASSIGN_OR_RETURN(runtime::ToolDefinitionPtr tool, make(jobs));
-    tools.push_back(std::move(tool));
-  }
-  return tools;
 }
 
 }  // namespace retrace::tools

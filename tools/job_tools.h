@@ -11,8 +11,11 @@
 
 namespace retrace::tools {
 
-// REQUIRES: jobs is not null. Attaches the controller, so producers may start jobs.
-Result<std::vector<runtime::ToolDefinitionPtr>> JobTools(const std::shared_ptr<JobRegistry>& jobs);
+// Each over `jobs` (REQUIRES: not null, its controller attached, so that
+// producers may start jobs: BuiltinTools attaches it).
+Result<runtime::ToolDefinitionPtr> JobOutputTool(const std::shared_ptr<JobRegistry>& jobs);
+Result<runtime::ToolDefinitionPtr> JobListTool(const std::shared_ptr<JobRegistry>& jobs);
+Result<runtime::ToolDefinitionPtr> JobKillTool(const std::shared_ptr<JobRegistry>& jobs);
 
 // The notice dsh-tool-jobs injects when an owned job finishes unreported:
 // `background job <id> (<kind>: <label>) finished <statusLine>. Read its output with job_output.`

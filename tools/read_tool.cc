@@ -6,8 +6,8 @@
 #include "engine/json/utf8.h"
 #include "engine/json/writer.h"
 #include "engine/schema/schema_spec.h"
-#include "presenters/reference_tools.h"
 #include "tools/file_ops.h"
+#include "tools/reference_tool.h"
 #include "engine/json/js_text.h"
 
 namespace retrace::tools {
@@ -132,11 +132,9 @@ std::string LangFromPath(std::string_view path) {
 }
 
 Result<runtime::ToolDefinitionPtr> ReadTool(const Workspace& workspace, ReadCaps caps) {
-  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("read"));
   runtime::ToolDefinition spec{
       .name = "read",
       .description = "Read a UTF-8 text file and return line-numbered content.",
-      .parameters = presenters::ReferenceParameters("read"),
       .output =
           {.schema = ReadValueSchema(),
            .render =
@@ -182,10 +180,8 @@ Result<runtime::ToolDefinitionPtr> ReadTool(const Workspace& workspace, ReadCaps
                                       {"totalLines", w.total}});
           },
       .is_concurrency_safe = [](const Value&) { return true; },
-      .present_call = presenter->present_call,
-      .present_result = presenter->present_result,
   };
-  return runtime::DefineTool(std::move(spec));
+  return DefineReferenceTool(std::move(spec));
 }
 
 }  // namespace retrace::tools

@@ -7,10 +7,10 @@
 #include "engine/json/writer.h"
 #include "engine/runtime/tool_error.h"
 #include "engine/schema/schema_spec.h"
-#include "presenters/reference_tools.h"
 #include "engine/json/js_text.h"
 #include "tools/spill_store.h"
 #include "tools/subprocess.h"
+#include "tools/reference_tool.h"
 
 namespace retrace::tools {
 namespace {
@@ -459,7 +459,6 @@ Spec SpillSchema() {
 }  // namespace
 
 Result<runtime::ToolDefinitionPtr> GlobTool(const ToolHost& host) {
-  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("glob"));
   runtime::ToolDefinition spec{
       .name = "glob",
       .description =
@@ -467,7 +466,6 @@ Result<runtime::ToolDefinitionPtr> GlobTool(const ToolHost& host) {
           "hidden and ignored files (VCS metadata directories are excluded). Up to 100 paths come back in "
           "modification-time order; a larger result instead returns 100 paths sampled across top-level entries, says "
           "so, and reports where the complete sorted list was saved. This tool does not enumerate directory entries.",
-      .parameters = presenters::ReferenceParameters("glob"),
       // `spill` is ours: where the over-cap list went (dsh swaps the content in a post-execute step).
       .output = {.schema = Object(false, {{"root", String().Required()},
                                           {"paths", Array(String()).Required()},
@@ -476,14 +474,11 @@ Result<runtime::ToolDefinitionPtr> GlobTool(const ToolHost& host) {
                  .presentation_meta = [](const Value&, const Value& v) { return GlobMeta(v); }},
       .execute = [host](runtime::ToolRunContext& run) { return RunGlob(host, run); },
       .timeout_ms = kSearchTimeoutMs,
-      .present_call = presenter->present_call,
-      .present_result = presenter->present_result,
   };
-  return runtime::DefineTool(std::move(spec));
+  return DefineReferenceTool(std::move(spec));
 }
 
 Result<runtime::ToolDefinitionPtr> GrepTool(const ToolHost& host) {
-  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("grep"));
   Spec match = Object(false, {{"path", String().Required()},
                               {"lineNumber", Integer().Required()},
                               {"line", String().Required()}});
@@ -493,16 +488,13 @@ Result<runtime::ToolDefinitionPtr> GrepTool(const ToolHost& host) {
           "Search file contents with a ripgrep regular expression. Returns matching lines with line numbers, grouped "
           "by file. Returns the first 250 matches inline; a capped result reports where the complete match list was "
           "saved. Use read on a matched file for surrounding context.",
-      .parameters = presenters::ReferenceParameters("grep"),
       .output = {.schema = Object(false, {{"matches", Array(match).Required()}, {"spill", SpillSchema()}}),
                  .render = [](const Value&, const Value& v) { return runtime::TextContent(RenderGrep(v)); },
                  .presentation_meta = [](const Value&, const Value& v) { return GrepMeta(v); }},
       .execute = [host](runtime::ToolRunContext& run) { return RunGrep(host, run); },
       .timeout_ms = kSearchTimeoutMs,
-      .present_call = presenter->present_call,
-      .present_result = presenter->present_result,
   };
-  return runtime::DefineTool(std::move(spec));
+  return DefineReferenceTool(std::move(spec));
 }
 
 }  // namespace retrace::tools

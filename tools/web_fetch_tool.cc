@@ -16,8 +16,8 @@
 #include "engine/json/writer.h"
 #include "engine/runtime/asio.h"
 #include "engine/schema/schema_spec.h"
-#include "presenters/reference_tools.h"
 #include "tools/html_text.h"
+#include "tools/reference_tool.h"
 #include "engine/json/js_text.h"
 
 namespace retrace::tools {
@@ -249,11 +249,9 @@ FetchOutput ComputeFetchOutput(const Value& v, size_t cap) {
 }
 
 Result<runtime::ToolDefinitionPtr> WebFetchTool(WebFetchOptions options) {
-  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("web_fetch"));
   runtime::ToolDefinition spec{
       .name = "web_fetch",
       .description = "Fetch the content of a specific HTTP(S) URL and return it decoded to text.",
-      .parameters = presenters::ReferenceParameters("web_fetch"),
       .output = {.schema = Object(false, {{"url", String().Required()},
                                           {"statusCode", Integer().Required()},
                                           {"body", Object(false, {{"kind", String().Enum({"html", "text"}).Required()},
@@ -275,10 +273,8 @@ Result<runtime::ToolDefinitionPtr> WebFetchTool(WebFetchOptions options) {
           },
       .timeout_ms = kFetchTimeoutMs,
       .is_concurrency_safe = [](const Value&) { return true; },
-      .present_call = presenter->present_call,
-      .present_result = presenter->present_result,
   };
-  return runtime::DefineTool(std::move(spec));
+  return DefineReferenceTool(std::move(spec));
 }
 
 }  // namespace retrace::tools

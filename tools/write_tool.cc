@@ -1,10 +1,10 @@
 #include "tools/write_tool.h"
 
 #include "engine/schema/schema_spec.h"
-#include "presenters/reference_tools.h"
 #include "tools/file_ops.h"
 #include "engine/json/js_text.h"
 #include "tools/line_diff.h"
+#include "tools/reference_tool.h"
 
 namespace retrace::tools {
 namespace {
@@ -29,11 +29,9 @@ Value DiffBasis(const std::string& real_path) {
 }  // namespace
 
 Result<runtime::ToolDefinitionPtr> WriteTool(const Workspace& workspace) {
-  ASSIGN_OR_RETURN(const presenters::ToolPresenter* presenter, presenters::ReferencePresenter("write"));
   runtime::ToolDefinition spec{
       .name = "write",
       .description = "Create or fully replace a UTF-8 text file.",
-      .parameters = presenters::ReferenceParameters("write"),
       .output = {.schema = Object(false, {{"path", String().Required()},
                                           {"operation", String().Enum({"create", "update"}).Required()},
                                           {"before", OneOf({String(), Null()}).Required()},
@@ -73,10 +71,8 @@ Result<runtime::ToolDefinitionPtr> WriteTool(const Workspace& workspace) {
                                       {"before", std::move(before)},
                                       {"after", NormalizeLineEndings(content)}});
           },
-      .present_call = presenter->present_call,
-      .present_result = presenter->present_result,
   };
-  return runtime::DefineTool(std::move(spec));
+  return DefineReferenceTool(std::move(spec));
 }
 
 }  // namespace retrace::tools

@@ -194,8 +194,8 @@ log::Event SessionRecorder::ToolResultEvent(const std::string& call_id, int64_t 
   return e;
 }
 
-log::Event SessionRecorder::CardSnapshot(const ModelToolCall& call, const ToolResult& result) {
-  const presenters::ToolPresenter* p = env_.snapshot_presenters->Find(call.name);
+log::Event SessionRecorder::CardSnapshot(const ModelToolCall& call, const ToolResult& result,
+                                         const presenters::ToolPresenter* p) {
   const Value args = log::ParseToolArguments(call.arguments, log::NumberOverflow::kKeepText);
   std::optional<Value> pending, shown;
   if (p) {
@@ -227,9 +227,12 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
   std::vector<int64_t> call_seqs(calls.size(), -1);
   BatchOutcome outcome;
   BatchHooks hooks;
+  // The definition each call resolves to, for its card snapshot.
+  std::vector<ToolDefinitionPtr> defs(calls.size());
   hooks.on_start = [&](size_t i) {
     std::lock_guard lock(mu_);
     call_seqs[i] = next_seq_;
+    if (env_.card_snapshots) defs[i] = runtime.registry().Get(calls[i].name, agent);
     Value data = TurnStepData(turn_, step_);
     data.Set("callId", calls[i].id);
     data.Set("name", calls[i].name);
@@ -240,7 +243,7 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
     std::lock_guard lock(mu_);
     std::vector<log::Event> events;
     events.push_back(ToolResultEvent(calls[i].id, call_seqs[i], *result));
-    if (env_.snapshot_presenters) events.push_back(CardSnapshot(calls[i], *result));
+    if (env_.card_snapshots) events.push_back(CardSnapshot(calls[i], *result, defs[i] ? defs[i]->presenter.get() : nullptr));
     int64_t pending = static_cast<int64_t>(next_step_.size());
     for (const Value& context : result->additional_contexts) {
       Value::Array inserted;

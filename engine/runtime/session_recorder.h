@@ -53,11 +53,11 @@ namespace retrace::runtime {
 struct RecorderEnv {
   std::function<int64_t()> now_ms;        // event `time`
   std::function<std::string()> new_id;   // message ids (UUIDs in the CLI)
-  // With presenters, each tool/result is followed by a card snapshot: an
-  // ignorable `retrace/cards` event {callId, tool, presenterVersion, pending,
-  // result} holding the views the presenters gave at run time, the
-  // reference `retrace check` compares later replays with.
-  const presenters::PresenterSet* snapshot_presenters = nullptr;
+  // Each tool/result is followed by a card snapshot: an ignorable
+  // `retrace/cards` event {callId, tool, presenterVersion, pending, result}
+  // holding the views the called tool's presenter (ToolDefinition::presenter)
+  // gave at run time, the reference `retrace check` compares later replays with.
+  bool card_snapshots = false;
 };
 
 // A tool call as the model requested it.
@@ -121,8 +121,9 @@ class SessionRecorder {
   Status Append(std::vector<log::Event> events);
   log::Event Splice(const std::string& target, int64_t start, int64_t removed, json::Value::Array inserted);
   log::Event ToolResultEvent(const std::string& call_id, int64_t call_seq, const ToolResult& result);
-  // The card snapshot of a recorded call (RecorderEnv::snapshot_presenters).
-  log::Event CardSnapshot(const ModelToolCall& call, const ToolResult& result);
+  // The card snapshot of a recorded call (RecorderEnv::card_snapshots), from
+  // the presenter of the tool the call resolved to (none for an unknown tool).
+  log::Event CardSnapshot(const ModelToolCall& call, const ToolResult& result, const presenters::ToolPresenter* p);
 
   // Guards the log appends and the state below; never held across a co_await.
   mutable std::recursive_mutex mu_;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "engine/json/writer.h"
 #include "engine/schema/schema_compiler.h"
 #include "engine/schema/validator.h"
 
@@ -19,6 +20,38 @@ bool ArgsValid(const SchemaPtr& schema, const json::Value& args) {
 void ThrowIfInvalid(const SchemaPtr& schema, const json::Value& args) {
   std::vector<std::string> violations = schema::ValidateArguments(*schema, args);
   if (!violations.empty()) throw ToolArgsError(violations);
+}
+
+// One presenter per tool: made from the definition's functions, or the one
+// it came with, checked to present the same tool over the same parameters.
+// Its functions then go through presenters::PresentCall, the one soft
+// validation.
+Status AttachPresenter(ToolDefinition& def) {
+  const bool functions = def.present_call || def.present_result;
+  if (def.presenter && functions) {
+    return Status::InvalidArgument("defineTool(" + def.name + "): give presentCall/presentResult or a presenter, not both");
+  }
+  if (functions) {
+    def.presenter = presenters::MakeToolPresenter(def.name, def.parameters, std::move(def.present_call),
+                                                  std::move(def.present_result), def.presenter_revision);
+  } else if (def.presenter && (def.presenter->name != def.name ||
+                               json::Serialize(def.presenter->parameters) != json::Serialize(def.parameters))) {
+    return Status::InvalidArgument("defineTool(" + def.name + "): its presenter was made for " +
+                                   (def.presenter->name != def.name ? "the tool \"" + def.presenter->name + "\""
+                                                                    : std::string("other parameters")));
+  }
+  def.present_call = nullptr;
+  def.present_result = nullptr;
+  if (!def.presenter) return Status::Ok();
+  if (def.presenter->present_call) {
+    def.present_call = [p = def.presenter](const json::Value& args) { return presenters::PresentCall(*p, args); };
+  }
+  if (def.presenter->present_result) {
+    def.present_result = [p = def.presenter](const json::Value& args, const DurableResult& r) {
+      return presenters::PresentResult(*p, args, r);
+    };
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -52,17 +85,7 @@ Result<ToolDefinitionPtr> DefineTool(ToolDefinition spec) {
       return ArgsValid(params, args) && fn(args);
     };
   }
-  if (def->present_call) {
-    def->present_call = [params, fn = std::move(def->present_call)](const json::Value& args) {
-      return ArgsValid(params, args) ? fn(args) : std::nullopt;
-    };
-  }
-  if (def->present_result) {
-    def->present_result = [params, fn = std::move(def->present_result)](const json::Value& args,
-                                                                         const DurableResult& r) {
-      return ArgsValid(params, args) ? fn(args, r) : std::nullopt;
-    };
-  }
+  RETURN_IF_ERROR(AttachPresenter(*def));
   return ToolDefinitionPtr(std::move(def));
 }
 

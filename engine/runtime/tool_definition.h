@@ -64,8 +64,18 @@ struct ToolDefinition {
   std::optional<double> timeout_ms{};  // declarative; enforced by a timeout wrapper (timeout_policy.h)
   ConcurrencySafeFn is_concurrency_safe{};
   FinalizeContentFn finalize_content{};
+  // Presenters (§6): pure views of logged arguments and durable results,
+  // soft-validated against `parameters` (presenters::PresentCall). Give the
+  // functions (DefineTool makes `presenter` of them, its version from
+  // `presenter_revision`: bump it when a view changes) or a ready
+  // `presenter` over the same parameters (the built-in tools take the
+  // reference tools'). Once defined, `presenter` is what the recorder's card
+  // snapshots and ToolRegistry::Presenters() use, and present_call /
+  // present_result call it.
   PresentCallFn present_call{};
   PresentResultFn present_result{};
+  std::string presenter_revision = "1";
+  presenters::ToolPresenterPtr presenter{};
 };
 
 using ToolDefinitionPtr = std::shared_ptr<const ToolDefinition>;

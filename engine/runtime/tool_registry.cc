@@ -332,6 +332,14 @@ std::vector<ToolDefinitionPtr> ToolRegistry::Visible(const ScopePtr& scope) cons
   return out;
 }
 
+presenters::PresenterSet ToolRegistry::Presenters(const ScopePtr& scope) const {
+  presenters::PresenterSet set;
+  for (const ToolDefinitionPtr& def : Visible(scope)) {
+    if (def->presenter) set.Add(def->presenter);
+  }
+  return set;
+}
+
 std::vector<ToolSchema> ToolRegistry::Schemas(const ScopePtr& scope) const {
   std::vector<ToolSchema> out;
   for (const ToolDefinitionPtr& def : Visible(scope)) out.push_back({def->name, def->description, def->parameters});

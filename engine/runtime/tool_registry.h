@@ -74,6 +74,8 @@ class ToolRegistry {
   std::vector<ToolDefinitionPtr> Visible(const ScopePtr& scope = nullptr) const;
   // Visible() projected for the model: fresh copies, deterministic order.
   std::vector<ToolSchema> Schemas(const ScopePtr& scope = nullptr) const;
+  // The presenters of the tools Visible() lists: what replays their calls.
+  presenters::PresenterSet Presenters(const ScopePtr& scope = nullptr) const;
 
   // Listener snapshots for one call, in invocation order (the pipeline's view).
   std::vector<std::shared_ptr<const PreExecuteFn>> PreExecuteFor(const ScopePtr& agent) const;

@@ -32,12 +32,12 @@ TEST(ReferencePresentersTest, ParameterSchemasEqualUpstreams) {
 
 TEST(ReferencePresentersTest, EachReferenceToolHasItsPresenterAndOthersAreNotFound) {
   for (const std::string& name : ReferencePresenters().Names()) {
-    Result<const ToolPresenter*> p = ReferencePresenter(name);
+    Result<ToolPresenterPtr> p = ReferencePresenter(name);
     ASSERT_TRUE(p.ok()) << name << ": " << p.status().message();
-    EXPECT_EQ(*p, ReferencePresenters().Find(name));
+    EXPECT_EQ(p->get(), ReferencePresenters().Find(name));
   }
   EXPECT_EQ(ReferencePresenters().Names().size(), 11u);
-  Result<const ToolPresenter*> none = ReferencePresenter("no_such_tool");
+  Result<ToolPresenterPtr> none = ReferencePresenter("no_such_tool");
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.status().code(), Status::Code::kNotFound);
   EXPECT_EQ(none.status().message(), "no reference presenter for tool \"no_such_tool\"");

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/json/writer.h"
+#include "engine/log/event_types.h"
 #include "engine/log/in_memory_event_log.h"
 #include "engine/log/invariant_checker.h"
 #include "engine/runtime/batch_scheduler.h"
@@ -95,6 +96,47 @@ TEST_F(RecorderTest, RecordsATurnWithToolCallsInDshShape) {
   EXPECT_EQ(Line(6), R"({"type":"tool/call","seq":6,"time":1800000000006,"data":{"turn":1,"step":1,"callId":"c1","name":"echo","arguments":"{\"s\":\"hi\"}"}})");
   EXPECT_EQ(Line(7), R"({"type":"tool/result","seq":7,"time":1800000000007,"data":{"turn":1,"step":1,"message":{"source":{"kind":"tool","callId":"c1"},"content":[{"type":"tool-result","toolCallId":"c1","content":[{"type":"text","text":"hi"}],"isError":false}],"role":"user","id":"id-2"},"meta":{"len":2}},"sourceEventSeqs":[6],"surfaceOp":"append"})");
   EXPECT_EQ(Line(9), R"({"type":"tool/result","seq":9,"time":1800000000009,"data":{"turn":1,"step":1,"message":{"source":{"kind":"tool","callId":"c2"},"content":[{"type":"tool-result","toolCallId":"c2","content":[{"type":"text","text":"Error: unknown tool \"nope\""}],"isError":true}],"role":"user","id":"id-3"},"error":{"name":"ToolNotFoundError","code":"UNKNOWN_TOOL"}},"sourceEventSeqs":[8],"surfaceOp":"append"})");
+}
+
+// Card snapshots come from the presenter of the tool each call resolved to:
+// any registered tool, not only a reference tool; an unknown tool's call
+// gets a snapshot with no views and no presenter version.
+TEST(RecorderSnapshotTest, EveryRegisteredToolsCallGetsACardSnapshotFromItsOwnPresenter) {
+  log::InMemoryEventLog log;
+  log::SessionHeader header;
+  header.id = "s";
+  RecorderEnv env = CountingEnv();
+  env.card_snapshots = true;
+  auto rec = std::move(SessionRecorder::Open(log, header, env)).value();
+  ToolRuntime rt{RuntimeOptions{.blocking_threads = 1}};
+  ToolDefinition spec = EchoSpec("shout");
+  spec.present_call = [](const Value& args) -> std::optional<Value> {
+    return Value::MakeObject({{"card", "generic"}, {"title", "shout " + args.Find("s")->as_string()}});
+  };
+  spec.present_result = [](const Value&, const presenters::DurableResult& r) -> std::optional<Value> {
+    return Value::MakeObject({{"card", "generic"}, {"title", r.is_error ? "failed" : "shouted"}});
+  };
+  spec.presenter_revision = "7";
+  ToolDefinitionPtr def = Define(spec);
+  ASSERT_NE(def->presenter, nullptr);
+  Registration reg = MustRegister(rt, def);
+  ASSERT_TRUE(rec->FollowUp(Prompt("go", "p1")).ok());
+  ASSERT_TRUE(rec->BeginTurn().ok());
+  ASSERT_TRUE(rec->BeginStep().ok());
+  const std::vector<ModelToolCall> calls = {{"c1", "shout", R"({"s":"hi"})"}, {"c2", "nope", "{}"}};
+  ASSERT_TRUE(rec->RecordAssistant(ToolCallBlocks(calls), "test", "model").ok());
+  ASSERT_TRUE(testing::RunSync(rec->RunToolCalls(rt, calls, Signal{})).ok());
+  std::vector<std::string> snapshots;
+  const std::vector<log::EventRecord> records = log.Read("s", 0).value();
+  for (const log::EventRecord& r : records) {
+    if (r.event.type == log::kCardSnapshot) snapshots.push_back(json::Serialize(r.event.data));
+  }
+  ASSERT_EQ(snapshots.size(), 2u);
+  EXPECT_EQ(snapshots[0], R"({"callId":"c1","tool":"shout","presenterVersion":")" + def->presenter->version +
+                              R"(","pending":{"card":"generic","title":"shout hi"},"result":{"card":"generic","title":"shouted"}})");
+  EXPECT_EQ(snapshots[1], R"({"callId":"c2","tool":"nope","presenterVersion":null,"pending":null,"result":null})");
+  // The registry's presenter set replays the same tool with the same presenter.
+  EXPECT_EQ(rt.registry().Presenters().Find("shout"), def->presenter.get());
 }
 
 TEST_F(RecorderTest, ToolCallIsInTheLogBeforeTheBodyRuns) {

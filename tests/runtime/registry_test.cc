@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "engine/json/writer.h"
 #include "tests/runtime/runtime_test_util.h"
 
 namespace retrace::runtime {
@@ -233,6 +234,31 @@ TEST(DefineToolTest, RefusesBadTimeoutAndUnsupportedSchemasWithExactTexts) {
   spec = EchoSpec("t");
   spec.parameters = Value::MakeObject({{"p", Value::MakeObject({{"type", "string"}, {"required", false}})}});
   EXPECT_EQ(DefineTool(spec).status().message(), "unsupported JSON schema: parameters.p.required must be true when present");
+}
+
+TEST(DefineToolTest, APresenterIsMadeOnceAndAReadyOneMustFitTheTool) {
+  ToolDefinition spec = EchoSpec("t");
+  spec.present_call = [](const Value&) -> std::optional<Value> { return Value::MakeObject({{"card", "generic"}}); };
+  ToolDefinitionPtr made = Define(spec);
+  ASSERT_NE(made->presenter, nullptr);
+  EXPECT_EQ(made->presenter->name, "t");
+  EXPECT_EQ(json::Serialize(made->presenter->parameters), json::Serialize(made->parameters));
+  EXPECT_EQ(made->present_result, nullptr);  // none given: none made
+  ToolDefinition both = spec;
+  both.presenter = made->presenter;
+  EXPECT_EQ(DefineTool(both).status().message(),
+            "defineTool(t): give presentCall/presentResult or a presenter, not both");
+  ToolDefinition other = EchoSpec("u");
+  other.presenter = made->presenter;
+  EXPECT_EQ(DefineTool(other).status().message(), "defineTool(u): its presenter was made for the tool \"t\"");
+  ToolDefinition reshaped = EchoSpec("t");
+  reshaped.parameters = schema::Parameters({{"n", schema::Number().Required()}});
+  reshaped.presenter = made->presenter;
+  EXPECT_EQ(DefineTool(reshaped).status().message(), "defineTool(t): its presenter was made for other parameters");
+  ToolDefinition ready = EchoSpec("t");
+  ready.presenter = made->presenter;
+  EXPECT_EQ(Define(ready)->presenter, made->presenter);  // shared, not copied
+  EXPECT_EQ(Define(EchoSpec("t"))->presenter, nullptr);  // no presenters: none
 }
 
 TEST(DefineToolTest, PresentersSoftValidateTheirArguments) {  // §6.3

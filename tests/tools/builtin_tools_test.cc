@@ -17,6 +17,7 @@
 #include "engine/runtime/tool_runtime.h"
 #include "tests/runtime/runtime_test_util.h"
 #include "tests/test_util.h"
+#include "presenters/reference_tools.h"
 #include "tools/builtin_tools.h"
 #include "tools/read_tool.h"
 
@@ -203,6 +204,20 @@ Value Args(std::initializer_list<Value::Member> m) { return Value::MakeObject(m)
 std::string Code(const Value& observed) {
   const Value* error = observed.Find("error");
   return error && error->is_object() ? error->Find("code")->as_string() : "";
+}
+
+// One route from a tool to its presenters: every built-in tool carries the
+// reference tool's presenter itself (the object replay uses), so the
+// registry's presenter set is the reference set, tool for tool.
+TEST_F(BuiltinToolsTest, EachBuiltinToolPresentsWithTheReferencePresenterReplayUses) {
+  const presenters::PresenterSet registered = rt_.registry().Presenters();
+  std::vector<std::string> names = registered.Names();
+  std::vector<std::string> expected = presenters::ReferencePresenters().Names();
+  std::erase(expected, "web_search");  // presented on replay, but it has no provider to run
+  EXPECT_EQ(names, expected);
+  for (const std::string& name : names) {
+    EXPECT_EQ(registered.Find(name), presenters::ReferencePresenters().Find(name)) << name;
+  }
 }
 
 TEST_F(BuiltinToolsTest, PathsThatLeaveTheWorkspaceAreRefused) {

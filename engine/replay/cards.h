@@ -15,7 +15,7 @@
 
 #include <algorithm>
 #include <functional>
-#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,16 +23,14 @@
 
 #include "engine/json/value.h"
 #include "engine/log/event.h"
+#include "engine/replay/card_document.h"
+#include "engine/replay/card_fold.h"
 #include "presenters/presenter.h"
 
 namespace retrace::replay {
 
 // Only these event types matter to the cards; a caller may skip the rest unparsed.
 bool CardsNeed(std::string_view event_type);
-
-// The logged argument text as presenters see it: log::ParseToolArguments, an
-// out-of-range number keeping the text.
-json::Value ParseLoggedArguments(std::string_view text);
 
 // A generous guess of the card document's size for a log of `log_bytes`
 // (for CardBuilder::ReserveText): read cards repeat their lines, so the
@@ -44,25 +42,25 @@ inline size_t CardsSizeHint(uint64_t log_bytes) {
   return static_cast<size_t>(std::min(log_bytes * 2 + (1 << 20), kCap));
 }
 
+// The card document of a session, from its events: a CardFold
+// (card_fold.h) presenting the calls, feeding either the views, kept for
+// Finish() and diagnostics, or a CardDocument (card_document.h) writing the
+// text as the calls are presented.
 class CardBuilder {
  public:
-  // What the builder keeps of a presented call. kViews keeps the views, for
-  // Finish() and for diagnostics; kText keeps only the call's entry as JSON
-  // text, written while its views are fresh, for FinishText(): a replay to a
-  // file then holds no view longer than it takes to write it.
+  // kViews keeps each presented call's views; kText keeps only its entry as
+  // JSON text, written while its views are fresh, for FinishText(): a
+  // replay to a file then holds no view longer than it takes to write it.
   enum class Keep { kViews, kText };
 
-  CardBuilder(std::string session_id, const presenters::PresenterSet& presenters, Keep keep = Keep::kViews)
-      : session_id_(std::move(session_id)), presenters_(presenters), keep_(keep) {}
+  CardBuilder(std::string session_id, const presenters::PresenterSet& presenters, Keep keep = Keep::kViews);
+  CardBuilder(CardBuilder&&) noexcept;
+  CardBuilder& operator=(CardBuilder&&) noexcept;
+  ~CardBuilder();
 
-  // Before DrainText() first writes. With Keep::kText the document's head is
-  // written with the first card when the session id is known by then (not
-  // ""), so that FinishText() need not move the whole text to put it in
-  // front; a later change of id rewrites it.
+  // Before DrainText() first writes (CardDocument::set_session_id).
   void set_session_id(std::string id);
-  // Keep::kText: the document's expected size. The text then grows in place
-  // instead of by doubling copies; a generous guess costs only address space,
-  // since pages that are never written are never touched.
+  // Keep::kText: the document's expected size (CardDocument::Reserve).
   void ReserveText(size_t bytes);
 
   // Feeds the next event, in seq order (events CardsNeed() rejects are ignored).
@@ -71,29 +69,23 @@ class CardBuilder {
   // meta of a result are released right away: memory holds views, not logs.
   void Add(log::Event&& event);
   void Add(const log::Event& event) { Add(log::Event(event)); }
-  // The card document. REQUIRES: Keep::kViews.
-  json::Value Finish() const;
-  // The same document as JSON text (what Serialize(Finish()) gives), written
-  // directly: each view is serialized once even where the document repeats it.
-  // With Keep::kText the text is taken out of the builder: call it once, and
-  // after DrainText() it is only the rest of the document.
+  // After the last event: the card document. REQUIRES: Keep::kViews.
+  json::Value Finish();
+  // After the last event: the same document as JSON text (what
+  // Serialize(Finish()) gives). With Keep::kText the text is taken out of
+  // the builder: call it once, and after DrainText() it is only the rest of
+  // the document.
   std::string FinishText();
-  // Keep::kText: hands the document written so far to `write` (its head at
-  // the first call, so the session id must be set by then; then the calls
-  // presented in order since) and keeps the buffer's memory for what follows.
-  // A writer to a file drains every few megabytes, so memory holds a block,
-  // not the document.
+  // Keep::kText: hands the document written so far to `write` and keeps the
+  // buffer's memory for what follows (CardDocument::Drain).
   Status DrainText(const std::function<Status(std::string_view)>& write);
   // Keep::kText: bytes written and not yet drained.
   size_t text_size() const;
 
-  // Results fed to this builder whose call it was not fed: a result without
-  // a call in the log, or, when the builder sees one piece of a log, maybe a
-  // call in an earlier piece.
-  size_t results_without_call() const { return results_without_call_; }
-  // Requested calls (assistant tool-call blocks) held to name a result that
-  // comes without its call: only those not yet logged as tool/call or settled.
-  size_t requests_held() const { return asked_.size(); }
+  // Results fed to this builder whose call it was not fed (CardFold).
+  size_t results_without_call() const;
+  // Requested calls held to name a result that comes without its call (CardFold).
+  size_t requests_held() const;
   // Appends the cards of `later`, a builder (keeping the same) fed the events
   // that follow this builder's in the same log: the document is then the one
   // a single builder fed both would give, provided that
@@ -112,59 +104,18 @@ class CardBuilder {
     presenters::Presented result = presenters::Presented::kNone;  // kNone also without a result
     std::string detail;              // schema errors or what a presenter threw
   };
-  std::vector<Diagnostics> CallDiagnostics() const;
+  // After the last event.
+  std::vector<Diagnostics> CallDiagnostics();
 
  private:
-  struct Call {
-    std::string call_id{};
-    std::string name{};
-    json::Value args{};
-    int64_t seq = 0;
-    bool has_result = false;
-    bool is_error = false;
-    bool presented = false;
-    // The tool's own views (soft-validated presenters), before any fallback.
-    std::optional<json::Value> pending{}, result{};
-    // The generic completed card, kept only when there is a result and no result view.
-    std::optional<json::Value> fallback_result{};
-    presenters::Presented pending_how = presenters::Presented::kNone, result_how = presenters::Presented::kNone;
-    std::string detail{};
-    std::string text{};  // Keep::kText: the entry, presented but not yet in text_
-  };
-  // Fills the call's views; `content` and `meta` are the result's (absent without one).
-  void Present(Call& call, const json::Value::Array* content, const json::Value* meta) const;
-  // `{"sessionId":…,"calls":[`
-  std::string Head() const;
-  // Writes the call's entry of the card document.
-  static void AppendEntry(std::string& out, const Call& call);
-  // Keep::kText: moves the entries of presented calls, in order, into text_.
-  void FlushPresented() const;
-  // Keep::kText: the block to write the next entry (of about `bytes`) to, comma included.
-  std::string& BlockFor(size_t bytes) const;
-  // The pending card shown: the tool's view or the generic one.
-  static json::Value ShownPending(const Call& call);
-  // The call as Finish() needs it: presented now if its result never came.
-  const Call& Presented(size_t index) const;
-  // Keep::kText: presents the calls left without a result and writes every entry into text_.
-  void FlushAll() const;
+  // What the fold's presented calls go to; on the heap, so that the fold's
+  // reference to it survives moving the builder.
+  struct Cards;
 
   std::string session_id_;
-  const presenters::PresenterSet& presenters_;
-  Keep keep_;
-  mutable std::vector<Call> calls_;  // mutable: Finish() presents calls left without a result
-  // Keep::kText: the entries of calls_[0, flushed_), comma-separated (a call
-  // waits for every call before it to be presented), in blocks: one when
-  // ReserveText() guessed right, else one more per kTextBlock bytes.
-  static constexpr size_t kTextBlock = size_t{4} << 20;
-  mutable std::vector<std::string> text_ = std::vector<std::string>(1);
-  mutable size_t flushed_ = 0;
-  bool head_drained_ = false;  // DrainText() wrote the document's head
-  mutable size_t head_in_text_ = 0;  // Keep::kText: the head's bytes at the front of text_[0] (0: not there)
-  size_t results_without_call_ = 0;
-  std::map<std::string, size_t> open_;                               // callId → index, awaiting a result
-  // callId → (name, arguments) of requested calls not logged (yet) as tool/call:
-  // what names a result without a call. Entries go when their call or result comes.
-  std::map<std::string, std::pair<std::string, std::string>> asked_;
+  std::unique_ptr<Cards> cards_;
+  std::unique_ptr<CardFold> fold_;
+  size_t appended_results_without_call_ = 0;
 };
 
 // The cards of a log read in pieces on several threads: one builder per

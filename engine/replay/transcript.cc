@@ -112,7 +112,7 @@ void TranscriptBuilder::Add(log::Event&& e) {
   if (CardsNeed(e.type)) cards_.Add(std::move(e));
 }
 
-Value TranscriptBuilder::Finish() const {
+Value TranscriptBuilder::Finish() {
   // Cards by call id, in the card builder's own order.
   std::map<std::string, const Value*> cards;
   const Value doc = cards_.Finish();

@@ -40,7 +40,7 @@ class TranscriptBuilder {
 
   // Feeds the next event, in seq order (events TranscriptNeeds() rejects are ignored).
   void Add(log::Event&& event);
-  json::Value Finish() const;
+  json::Value Finish();
 
  private:
   std::string session_id_;

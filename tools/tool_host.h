@@ -29,11 +29,9 @@ struct ToolHost {
   std::string ca_file{};
 };
 
-// The session a call belongs to: hosts name each session's agent scope by the
-// session id (nullopt for an agent-less call). It owns jobs and spill files.
-inline std::optional<std::string> SessionId(const runtime::ToolRunContext& run) {
-  return run.agent() ? std::optional(run.agent()->name()) : std::nullopt;
-}
+// The session a call belongs to (ToolCallInput::session_id; nullopt for a
+// call outside any session). It owns jobs and spill files.
+inline std::optional<std::string> SessionId(const runtime::ToolRunContext& run) { return run.session_id(); }
 
 }  // namespace retrace::tools
 

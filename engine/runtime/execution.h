@@ -47,6 +47,10 @@ struct ToolCallInput {
   ScopePtr agent;         // null: an agent-less call
   std::optional<ExecutionToken> parent;  // set for nested dispatches
   Signal signal;          // the caller's cancellation
+  // The session the call belongs to (the recorder's), if any: what tools key
+  // per-session state by (background jobs, DSH_SESSION_ID). A value of its
+  // own, not the agent scope's name: scopes are for visibility.
+  std::optional<std::string> session_id{};
 };
 
 // The model's argument text as the pipeline takes it: log::ParseToolArguments
@@ -63,6 +67,7 @@ class Execution {
   const json::Value& arguments() const { return *arguments_; }
   bool has_arguments() const { return arguments_ != nullptr; }
   const ScopePtr& agent() const { return agent_; }
+  const std::optional<std::string>& session_id() const { return session_id_; }
   const ExecutionToken& token() const { return token_; }
   const std::optional<ExecutionToken>& parent() const { return parent_; }
 
@@ -97,6 +102,7 @@ class Execution {
   std::string call_id_, root_call_id_, name_;
   std::shared_ptr<const json::Value> arguments_;
   ScopePtr agent_;
+  std::optional<std::string> session_id_;
   ExecutionToken token_ = ExecutionToken::Mint();
   std::optional<ExecutionToken> parent_;
 

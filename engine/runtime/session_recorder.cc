@@ -222,7 +222,8 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
   std::vector<ToolCallInput> inputs;
   inputs.reserve(calls.size());
   for (const ModelToolCall& c : calls) {
-    inputs.push_back({c.id, std::nullopt, c.name, ParseModelArguments(c.arguments), agent, std::nullopt, turn_signal});
+    inputs.push_back({c.id, std::nullopt, c.name, ParseModelArguments(c.arguments), agent, std::nullopt, turn_signal,
+                      session_id_});
   }
   std::vector<int64_t> call_seqs(calls.size(), -1);
   BatchOutcome outcome;

@@ -123,6 +123,7 @@ asio::awaitable<Stage> ToolRuntime::Prepare(ToolCallInput input) {
   exec->root_call_id_ = input.root_call_id ? std::move(*input.root_call_id) : exec->call_id_;
   exec->name_ = std::move(input.name);
   exec->agent_ = std::move(input.agent);
+  exec->session_id_ = std::move(input.session_id);
   exec->parent_ = input.parent;
   exec->caller_signal_ = input.signal;
   exec->signal_ = std::move(input.signal);

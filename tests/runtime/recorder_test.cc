@@ -139,6 +139,26 @@ TEST(RecorderSnapshotTest, EveryRegisteredToolsCallGetsACardSnapshotFromItsOwnPr
   EXPECT_EQ(rt.registry().Presenters().Find("shout"), def->presenter.get());
 }
 
+// A tool learns its session from the call (ToolRunContext::session_id), not
+// from the agent scope's name: scopes only decide which tools it sees.
+TEST_F(RecorderTest, ToolsSeeTheRecordersSessionWhateverTheAgentScopeIsNamed) {
+  ToolDefinition spec = EchoSpec("whoami");
+  spec.parameters = schema::Parameters({});
+  spec.execute = [](ToolRunContext& run) { return Value(run.session_id().value_or("(none)")); };
+  Registration r = MustRegister(rt_, Define(spec));
+  ASSERT_TRUE(rec_->FollowUp(Prompt("who", "p1")).ok());
+  ASSERT_TRUE(rec_->BeginTurn().ok());
+  ASSERT_TRUE(rec_->BeginStep().ok());
+  const std::vector<ModelToolCall> calls = {{"c1", "whoami", "{}"}};
+  ASSERT_TRUE(rec_->RecordAssistant(ToolCallBlocks(calls), "test", "model").ok());
+  ASSERT_TRUE(testing::RunSync(rec_->RunToolCalls(rt_, calls, Signal{}, Scope::Create("a-differently-named-agent"))).ok());
+  std::string result;
+  for (const log::Event& e : Events()) {
+    if (e.type == log::kToolResult) result = json::Serialize(e.data);
+  }
+  EXPECT_NE(result.find(R"("text":"s")"), std::string::npos) << result;
+}
+
 TEST_F(RecorderTest, ToolCallIsInTheLogBeforeTheBodyRuns) {
   std::string last_type_seen_by_body;
   ToolDefinition spec = EchoSpec();

@@ -55,7 +55,7 @@ std::vector<runtime::Registration> DemoPolicy(runtime::ToolRuntime& rt) {
 }
 
 int Run(const Context& ctx, const DemoOptions& opt) {
-  auto ops = runtime::ParseScript(kScript, "demo script");
+  auto ops = host::ParseScript(kScript, "demo script");
   if (!ops.ok()) return ctx.Fail(ops.status());
   std::string dir = (std::filesystem::temp_directory_path() / "retrace-demo-XXXXXX").string();
   if (mkdtemp(dir.data()) == nullptr) return ctx.Fail(Status::IoError("cannot create a demo workspace in " + dir));

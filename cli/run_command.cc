@@ -27,7 +27,7 @@ Result<std::string> ReadFile(const std::string& path) {
 int Run(const Context& ctx, const RunOptions& opt) {
   auto text = ReadFile(opt.script);
   if (!text.ok()) return ctx.Fail(text.status());
-  auto ops = runtime::ParseScript(*text, opt.script);  // checked whole before anything is written
+  auto ops = host::ParseScript(*text, opt.script);  // checked whole before anything is written
   if (!ops.ok()) return ctx.Fail(ops.status());
 
   ScriptSession how{opt.session, opt.workspace, opt.max_parallel, nullptr};

@@ -54,7 +54,7 @@ std::string DefaultSpillDir() {
 
 }  // namespace
 
-Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<runtime::ScriptOp>& ops, const ScriptSession& how) {
+Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<host::ScriptOp>& ops, const ScriptSession& how) {
   ASSIGN_OR_RETURN(tools::Workspace workspace, tools::Workspace::Open(how.workspace));
   ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, ctx.OpenStore());
   store::SqliteEventLog log(*store);
@@ -100,12 +100,12 @@ Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<runtime
     for (runtime::Registration& reg : how.policies(runtime)) registered.push_back(std::move(reg));
   }
   asio::io_context io;
-  std::optional<Result<runtime::ScriptReport>> report;
+  std::optional<Result<host::ScriptReport>> report;
   std::exception_ptr thrown;
   asio::co_spawn(
       io,
       [&]() -> asio::awaitable<void> {
-        report.emplace(co_await runtime::RunScript(ops, *recorder, runtime, env, {.max_parallel = how.max_parallel, .agent = runtime::Scope::Create(header.id)}));
+        report.emplace(co_await host::RunScript(ops, *recorder, runtime, env, {.max_parallel = how.max_parallel, .agent = runtime::Scope::Create(header.id)}));
       },
       [&](std::exception_ptr e) { thrown = std::move(e); });
   io.run();
@@ -122,7 +122,7 @@ Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<runtime
 
 std::string Summary(const ScriptOutcome& o) {
   auto count = [](int64_t n, const char* noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); };
-  const runtime::ScriptReport& r = o.report;
+  const host::ScriptReport& r = o.report;
   return "session " + o.session_id + ": " + count(r.turns, "turn") + ", " + count(r.tool_calls, "tool call") + " (" +
          std::to_string(r.tool_errors) + " failed); events " + std::to_string(r.first_seq) + ".." +
          std::to_string(r.next_seq - 1) + " recorded";

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli/context.h"
-#include "engine/runtime/script_host.h"
+#include "host/script_host.h"
 
 namespace retrace::cli {
 
@@ -24,10 +24,10 @@ struct ScriptSession {
 struct ScriptOutcome {
   std::string session_id;
   std::string workspace;
-  runtime::ScriptReport report;
+  host::ScriptReport report;
 };
 
-Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<runtime::ScriptOp>& ops, const ScriptSession& how);
+Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<host::ScriptOp>& ops, const ScriptSession& how);
 
 // A random (version 4) UUID, as dsh mints session and message ids.
 std::string NewUuid();

@@ -13,13 +13,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/runtime/script_host.h"
+#include "host/script_host.h"
 #include "engine/runtime/timeout_policy.h"
 #include "engine/schema/schema_spec.h"
 #include "store/sqlite_event_log.h"
 #include "tests/runtime/runtime_test_util.h"
 
-namespace retrace::runtime {
+namespace retrace::host {
 namespace {
 
 using json::Value;
@@ -96,7 +96,7 @@ int Main(int argc, char** argv) {
   std::ifstream in(argv[2], std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
-  auto ops = ParseScript(text.str(), argv[2]);
+  auto ops = host::ParseScript(text.str(), argv[2]);
   if (!ops.ok()) return std::fprintf(stderr, "%s\n", ops.status().message().c_str()), 3;
   auto store = store::EventStore::Open(argv[1]);
   if (!store.ok()) return std::fprintf(stderr, "%s\n", store.status().message().c_str()), 1;
@@ -115,8 +115,8 @@ int Main(int argc, char** argv) {
   for (ToolDefinitionPtr& def : TestTools()) regs.push_back(testing::MustRegister(runtime, def));
   regs.push_back(InstallTimeoutPolicy(runtime));
   asio::io_context io;
-  std::optional<Result<ScriptReport>> report;
-  asio::co_spawn(io, [&]() -> asio::awaitable<void> { report.emplace(co_await RunScript(*ops, **rec, runtime, env)); },
+  std::optional<Result<host::ScriptReport>> report;
+  asio::co_spawn(io, [&]() -> asio::awaitable<void> { report.emplace(co_await host::RunScript(*ops, **rec, runtime, env)); },
                  asio::detached);
   io.run();
   if (!report->ok()) return std::fprintf(stderr, "%s\n", report->status().message().c_str()), 1;
@@ -126,6 +126,6 @@ int Main(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace retrace::runtime
+}  // namespace retrace::host
 
 int main(int argc, char** argv) { return retrace::runtime::Main(argc, argv); }

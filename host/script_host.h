@@ -10,8 +10,8 @@
 //   {"op":"end","reason":"completed"}              end the open turn
 // The whole script is parsed and checked before anything is recorded, so a
 // malformed script leaves the database untouched.
-#ifndef RETRACE_ENGINE_RUNTIME_SCRIPT_HOST_H_
-#define RETRACE_ENGINE_RUNTIME_SCRIPT_HOST_H_
+#ifndef RETRACE_HOST_SCRIPT_HOST_H_
+#define RETRACE_HOST_SCRIPT_HOST_H_
 
 #include <cstdint>
 #include <optional>
@@ -25,7 +25,7 @@
 #include "engine/runtime/session_recorder.h"
 #include "engine/runtime/tool_runtime.h"
 
-namespace retrace::runtime {
+namespace retrace::host {
 
 struct ScriptOp {
   enum class Kind { kPrompt, kAssistant, kInject, kCancel, kEnd };
@@ -33,7 +33,7 @@ struct ScriptOp {
   int64_t line = 0;
   json::Value message;                 // prompt / inject: the UserMessage (id filled at run time if absent)
   json::Value::Array content;          // assistant: content blocks
-  std::vector<ModelToolCall> calls;    // assistant
+  std::vector<runtime::ModelToolCall> calls;    // assistant
   std::string provider = "script", model = "script";
   std::optional<json::Value> usage;
   std::optional<int64_t> after_calls;  // cancel
@@ -54,14 +54,14 @@ struct ScriptReport {
 
 struct ScriptOptions {
   size_t max_parallel = 10;
-  ScopePtr agent{};
+  runtime::ScopePtr agent{};
 };
 
 // Runs `ops` against the recorder and runtime. A turn still open at the end
 // is ended as completed.
-asio::awaitable<Result<ScriptReport>> RunScript(const std::vector<ScriptOp>& ops, SessionRecorder& recorder,
-                                                ToolRuntime& runtime, RecorderEnv env, ScriptOptions options = {});
+runtime::asio::awaitable<Result<ScriptReport>> RunScript(const std::vector<ScriptOp>& ops, runtime::SessionRecorder& recorder,
+                                                runtime::ToolRuntime& runtime, runtime::RecorderEnv env, ScriptOptions options = {});
 
-}  // namespace retrace::runtime
+}  // namespace retrace::host
 
-#endif  // RETRACE_ENGINE_RUNTIME_SCRIPT_HOST_H_
+#endif  // RETRACE_HOST_SCRIPT_HOST_H_

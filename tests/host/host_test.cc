@@ -20,7 +20,7 @@
 #include "store/event_store.h"
 #include "tests/test_util.h"
 
-namespace retrace::runtime {
+namespace retrace::host {
 namespace {
 
 using ::testing::HasSubstr;
@@ -175,4 +175,4 @@ TEST_F(HostTest, KilledHostLeavesACallThatReopeningRepairsToOutcomeUnknown) {
 }
 
 }  // namespace
-}  // namespace retrace::runtime
+}  // namespace retrace::host

@@ -1,4 +1,4 @@
-#include "engine/runtime/script_host.h"
+#include "host/script_host.h"
 
 #include <chrono>
 #include <set>
@@ -6,7 +6,7 @@
 #include "engine/json/parser.h"
 #include "engine/json/writer.h"
 
-namespace retrace::runtime {
+namespace retrace::host {
 namespace {
 
 using json::Value;
@@ -67,7 +67,7 @@ Result<ScriptOp> ParseMessageOp(const Fields& f, ScriptOp op) {
   }
   Value::Array content;
   content.push_back(TextBlock("text", std::move(text)));
-  op.message = MakeUserMessage(std::move(content), std::move(source), id.value_or(""));
+  op.message = runtime::MakeUserMessage(std::move(content), std::move(source), id.value_or(""));
   return op;
 }
 
@@ -91,7 +91,7 @@ Result<ScriptOp> ParseAssistantOp(const Fields& f, const Value& obj, ScriptOp op
       if (!c.is_object()) return f.Error("toolCalls[" + std::to_string(i) + "] must be an object");
       Fields cf(c, "toolCalls[" + std::to_string(i) + "]");
       RETURN_IF_ERROR(cf.Allow({"id", "name", "arguments"}).WithContext(f.Error("").message()));
-      ModelToolCall call;
+      runtime::ModelToolCall call;
       ASSIGN_OR_RETURN(call.id, cf.RequiredString("id"));
       ASSIGN_OR_RETURN(call.name, cf.RequiredString("name"));
       // The raw model text; a JSON value is accepted as shorthand for its compact text.
@@ -177,8 +177,8 @@ Result<std::vector<ScriptOp>> ParseScript(std::string_view text, std::string_vie
   return ops;
 }
 
-asio::awaitable<Result<ScriptReport>> RunScript(const std::vector<ScriptOp>& ops, SessionRecorder& rec,
-                                                ToolRuntime& runtime, RecorderEnv env, ScriptOptions options) {
+runtime::asio::awaitable<Result<ScriptReport>> RunScript(const std::vector<ScriptOp>& ops, runtime::SessionRecorder& rec,
+                                                runtime::ToolRuntime& runtime, runtime::RecorderEnv env, ScriptOptions options) {
   ScriptReport report;
   report.first_seq = rec.next_seq();
   std::optional<ScriptOp> pending_cancel;
@@ -219,24 +219,24 @@ asio::awaitable<Result<ScriptReport>> RunScript(const std::vector<ScriptOp>& ops
           break;
         }
         // The turn's cancellation: armed by a preceding cancel op.
-        AbortController turn;
-        std::optional<Registration> counter;
-        std::shared_ptr<asio::steady_timer> timer;
+        runtime::AbortController turn;
+        std::optional<runtime::Registration> counter;
+        std::shared_ptr<runtime::asio::steady_timer> timer;
         if (pending_cancel && pending_cancel->after_calls) {
           auto left = std::make_shared<int64_t>(*pending_cancel->after_calls);
           if (*left == 0) turn.Abort("user");
-          counter = runtime.registry().OnResult([left, turn](const Execution&, const ToolResultPtr&) mutable {
+          counter = runtime.registry().OnResult([left, turn](const runtime::Execution&, const runtime::ToolResultPtr&) mutable {
             if (--*left == 0) turn.Abort("user");
           });
         } else if (pending_cancel && pending_cancel->after_ms) {
-          timer = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor,
+          timer = std::make_shared<runtime::asio::steady_timer>(co_await runtime::asio::this_coro::executor,
                                                        std::chrono::milliseconds(*pending_cancel->after_ms));
           timer->async_wait([turn](const boost::system::error_code& ec) mutable {
             if (!ec) turn.Abort("user");
           });
         }
         pending_cancel.reset();
-        Result<BatchOutcome> outcome =
+        Result<runtime::BatchOutcome> outcome =
             co_await rec.RunToolCalls(runtime, op.calls, turn.signal(), options.agent, options.max_parallel);
         if (timer) timer->cancel();
         if (!outcome.ok()) co_return outcome.status();
@@ -260,4 +260,4 @@ asio::awaitable<Result<ScriptReport>> RunScript(const std::vector<ScriptOp>& ops
   co_return report;
 }
 
-}  // namespace retrace::runtime
+}  // namespace retrace::host

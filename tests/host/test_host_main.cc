@@ -24,6 +24,7 @@ namespace {
 
 using json::Value;
 using namespace schema;
+using namespace runtime;  // a host program: it speaks the runtime's vocabulary throughout
 
 std::vector<ToolDefinitionPtr> TestTools() {
   auto text_render = [](const Value&, const Value& v) { return TextContent(v.is_string() ? v.as_string() : json::Serialize(v)); };
@@ -128,4 +129,4 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace retrace::host
 
-int main(int argc, char** argv) { return retrace::runtime::Main(argc, argv); }
+int main(int argc, char** argv) { return retrace::host::Main(argc, argv); }

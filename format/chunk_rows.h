@@ -1,4 +1,4 @@
-// Packed chunk rows of the dsh JSONL backend (spec/dsh-session-log.md §7.3):
+// Packed chunk rows of the dsh JSONL backend (dsh-session-log §7.3):
 // one storage line standing for a run of >= 3 assistant/chunk delta events.
 //
 //   {"type":"text-chunks"|"reasoning-chunks","seq0":S,"time0":T,

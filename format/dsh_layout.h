@@ -1,4 +1,4 @@
-// The dsh JSONL root directory layout (spec/dsh-session-log.md §7.1):
+// The dsh JSONL root directory layout (dsh-session-log §7.1):
 //   <root>/<projectKey(cwd) | _no-cwd>/<encodeSegment(sessionId)>/session.jsonl[.zstd]
 // Computed exactly as dsh does (per UTF-16 code unit).
 #ifndef RETRACE_FORMAT_DSH_LAYOUT_H_

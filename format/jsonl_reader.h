@@ -1,5 +1,5 @@
 // JsonlReader: reads a dsh JSONL session log (raw or zstd) with dsh's read
-// rules (spec/dsh-session-log.md §8.1), one storage record at a time.
+// rules (dsh-session-log §8.1), one storage record at a time.
 //
 //  1. Line 1 must be a session header (format version refusal first).
 //  2. Each complete line is parsed (packed chunk rows decoded) while the

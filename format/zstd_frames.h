@@ -1,4 +1,4 @@
-// Zstandard physical encoding of dsh logs (spec/dsh-session-log.md §7.4): a
+// Zstandard physical encoding of dsh logs (dsh-session-log §7.4): a
 // file is a concatenation of independent zstd frames with content checksums;
 // frame 1 holds the header line, each write batch one further frame.
 #ifndef RETRACE_FORMAT_ZSTD_FRAMES_H_

@@ -1,4 +1,4 @@
-// The presenters of dsh's reference tools (dsh-reference-tools.md §2–§3):
+// The presenters of dsh's reference tools (dsh-reference-tools §2–§3):
 // read, write, edit, glob, grep, bash, web_search, web_fetch, job_output,
 // job_list and job_kill, each with the parameter schema of a default
 // deployment (background jobs on, no sandbox), byte-identical to what

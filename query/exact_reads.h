@@ -1,5 +1,5 @@
 // Exact reads over stored sessions, with the rules and error codes of dsh's
-// query service (spec/dsh-session-log.md §10.1): an event with a window
+// query service (dsh-session-log §10.1): an event with a window
 // around it, an event's trace (surface replacements, sources, derived
 // events), and a session's lineage (parents and forks). Results are JSON in
 // dsh's shapes; errors carry dsh's codes as a message prefix.

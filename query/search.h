@@ -1,5 +1,5 @@
 // Full-text search over the read model's documents, with dsh's query-service
-// semantics (spec/dsh-session-log.md §10.3):
+// semantics (dsh-session-log §10.3):
 //
 // - The query is one literal phrase: trimmed, whitespace runs folded to one
 //   space, NUL refused, U+FDD0/U+FDD1 replaced, then quoted for FTS5, so FTS

@@ -1,4 +1,4 @@
-// The built-in `bash` tool (dsh-reference-tools.md §3.2, with dsh-bash-local's
+// The built-in `bash` tool (dsh-reference-tools §3.2, with dsh-bash-local's
 // executor): `bash -c` in a fresh process group in the workspace, stdout and
 // stderr kept to their last 64,000 bytes each (the rest spilled to a file),
 // a 120 s default timeout (600 s cap) with SIGTERM then SIGKILL after 3 s,

@@ -1,4 +1,4 @@
-// The built-in `edit` tool (dsh-reference-tools.md §2.4): replace literal
+// The built-in `edit` tool (dsh-reference-tools §2.4): replace literal
 // text in an existing UTF-8 file in the workspace, keeping its line endings;
 // meta carries the applied hunks.
 #ifndef RETRACE_TOOLS_EDIT_TOOL_H_

@@ -1,4 +1,4 @@
-// The job control tools (dsh-reference-tools.md §3.4): job_output, job_list
+// The job control tools (dsh-reference-tools §3.4): job_output, job_list
 // and job_kill over the host's JobRegistry, and the completion notice a
 // finished, unreported owned job delivers to its session.
 #ifndef RETRACE_TOOLS_JOB_TOOLS_H_

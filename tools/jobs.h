@@ -1,4 +1,4 @@
-// JobRegistry: the background job runtime (dsh-reference-tools.md §4; dsh-jobs
+// JobRegistry: the background job runtime (dsh-reference-tools §4; dsh-jobs
 // with dsh-jobs-local's behaviour). A producer (bash with run_in_background)
 // starts a job with hooks; the job tools read, wait on, list and kill it.
 //

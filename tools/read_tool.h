@@ -1,4 +1,4 @@
-// The built-in `read` tool (dsh-reference-tools.md §2.1, dsh-tool-fs
+// The built-in `read` tool (dsh-reference-tools §2.1, dsh-tool-fs
 // 0.1.0-rc.8): a line-numbered window of a UTF-8 text file in the workspace,
 // with upstream's parameters, canonical value, render text, presentationMeta,
 // cards, caps and error texts.

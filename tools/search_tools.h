@@ -1,4 +1,4 @@
-// The built-in search tools `glob` and `grep` (dsh-reference-tools.md §3.1):
+// The built-in search tools `glob` and `grep` (dsh-reference-tools §3.1):
 // ripgrep run with an argv vector (no shell) in the workspace, paths shown
 // relative to it, the model-facing list capped (glob: 100 paths, sampled
 // across top-level entries past the cap; grep: 250 matches, lines previewed

@@ -1,4 +1,4 @@
-// The built-in `web_fetch` tool (dsh-reference-tools.md §3.3) with its own
+// The built-in `web_fetch` tool (dsh-reference-tools §3.3) with its own
 // provider: an HTTP/1.1 GET over Boost.Beast, plain or over TLS (OpenSSL),
 // that follows up to five redirects, decodes the body as UTF-8 text (HTML
 // bodies are converted to Markdown for the model), and keeps at most 5 MB of

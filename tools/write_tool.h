@@ -1,4 +1,4 @@
-// The built-in `write` tool (dsh-reference-tools.md §2.3): create or fully
+// The built-in `write` tool (dsh-reference-tools §2.3): create or fully
 // replace a UTF-8 text file in the workspace; meta carries the applied hunks.
 #ifndef RETRACE_TOOLS_WRITE_TOOL_H_
 #define RETRACE_TOOLS_WRITE_TOOL_H_

@@ -1,8 +1,8 @@
 // JavaScript string semantics over WTF-8 text, the one decoder of it for
 // every layer: code points, UTF-16 lengths and cuts, JS whitespace for trim
 // and "blank", TextDecoder's strict UTF-8 and Buffer's lossy decoding. The
-// tools must reproduce them exactly (spec/dsh-reference-tools.md §0, C1 and
-// C6), and so must the search text of the read model (spec §10.2).
+// tools must reproduce them exactly (dsh-reference-tools §0, C1 and
+// C6), and so must the search text of the read model (dsh-session-log §10.2).
 //
 // Text from the parsers is valid WTF-8. Elsewhere a stray or truncated byte
 // counts as one code point of its own (value: the byte), so that every

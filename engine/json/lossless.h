@@ -1,4 +1,4 @@
-// Lossless JSON (spec/dsh-tool-contract.md §1.1): the values JavaScript's
+// Lossless JSON (dsh-tool-contract §1.1): the values JavaScript's
 // JSON.stringify round-trips exactly. A json::Value is lossless unless it
 // holds a number that is NaN, ±Infinity or -0 (strings, arrays and objects
 // of json::Value are always representable).

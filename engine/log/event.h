@@ -1,4 +1,4 @@
-// Event: the dsh v0 event envelope (spec/dsh-session-log.md §2.2).
+// Event: the dsh v0 event envelope (dsh-session-log §2.2).
 //
 //   {type, seq, time, data, sourceEventSeqs?, surfaceOp?, ignorable?}
 //

@@ -1,4 +1,4 @@
-// The dsh v0 event-type catalog (spec/dsh-session-log.md §4).
+// The dsh v0 event-type catalog (dsh-session-log §4).
 //
 // Written to disk; never rename. Adding a type here is the only way the engine
 // learns one: events of other types must be marked `ignorable: true`.

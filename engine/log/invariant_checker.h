@@ -1,5 +1,5 @@
 // InvariantChecker: dsh's optional relational invariants (the
-// `dsh-session/invariant` companion, spec/dsh-session-log.md §5.2): turn and
+// `dsh-session/invariant` companion, dsh-session-log §5.2): turn and
 // step enclosure and numbering, and call/result pairing within a step.
 //
 // Not part of SessionChecker because dsh itself does not enforce these on

@@ -1,4 +1,4 @@
-// Legacy import (spec/dsh-session-log.md §9.3): older dsh event shapes are
+// Legacy import (dsh-session-log §9.3): older dsh event shapes are
 // upgraded to the current v0 shapes on every read. Stored text is never
 // rewritten; this is a pure function of the event (and, for a replacing
 // tool/result, of its replace target).

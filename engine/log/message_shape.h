@@ -1,5 +1,5 @@
 // Message shapes of the three surface-eligible event types
-// (spec/dsh-session-log.md §3.1).
+// (dsh-session-log §3.1).
 #ifndef RETRACE_ENGINE_LOG_MESSAGE_SHAPE_H_
 #define RETRACE_ENGINE_LOG_MESSAGE_SHAPE_H_
 

@@ -1,5 +1,5 @@
 // SessionChecker: the rules dsh's Session enforces on every event, always
-// (spec/dsh-session-log.md §5.1, §9.2): contiguous seqs from 0, known types
+// (dsh-session-log §5.1, §9.2): contiguous seqs from 0, known types
 // (unknown ones only when ignorable), envelope rules, message shapes and the
 // surface transition. Feed it events in seq order, after legacy import.
 #ifndef RETRACE_ENGINE_LOG_SESSION_CHECKER_H_

@@ -1,4 +1,4 @@
-// SessionHeader: the dsh v0 session header record (spec/dsh-session-log.md §2.1,
+// SessionHeader: the dsh v0 session header record (dsh-session-log §2.1,
 // §7.2) and the format-version refusal of §9.1.
 //
 // On disk (JSONL line 1) the key order is

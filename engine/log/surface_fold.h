@@ -1,5 +1,5 @@
 // SurfaceFold: the canonical replay rule for the model-visible surface
-// (spec/dsh-session-log.md §11.1).
+// (dsh-session-log §11.1).
 //
 // The surface is an ordered list of seqs of message-producing events. `append`
 // pushes; `{op:'replace', start, end}` swaps the positional run of current nodes

@@ -1,5 +1,5 @@
 // A tool call's logged argument text, parsed as dsh's agent loop parses it
-// (spec/dsh-tool-contract.md §9.3): "" is {}, and text that is not JSON is
+// (dsh-tool-contract §9.3): "" is {}, and text that is not JSON is
 // passed on as the string itself (which then fails validation as
 // `"arguments" must be an object`).
 #ifndef RETRACE_ENGINE_LOG_TOOL_ARGUMENTS_H_

@@ -1,4 +1,4 @@
-// Typed reads of the two events a tool card is made of (spec/dsh-session-log.md
+// Typed reads of the two events a tool card is made of (dsh-session-log
 // §5): what a tool/call requests and which call a tool/result settles, read
 // once here for the cards, the transcript, the read model, the event columns
 // and the checks. Lenient, like every reader: a field of the wrong kind reads

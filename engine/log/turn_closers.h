@@ -1,4 +1,4 @@
-// Interrupted-turn closers (spec/dsh-session-log.md §8.2): the deterministic
+// Interrupted-turn closers (dsh-session-log §8.2): the deterministic
 // events that close a turn a crash left open, byte-identical to dsh's
 // `interruptedTurnClosers`.
 #ifndef RETRACE_ENGINE_LOG_TURN_CLOSERS_H_

@@ -7,7 +7,7 @@ namespace retrace::log {
 
 std::span<const Upcaster::Step> Upcaster::Steps() {
   static const Step kSteps[] = {
-      {1, "dsh legacy shapes (spec §9.3): pre-react-loop turn events, steering messages, pre-identity messages"},
+      {1, "dsh legacy shapes (dsh-session-log §9.3): pre-react-loop turn events, steering messages, pre-identity messages"},
   };
   return kSteps;
 }

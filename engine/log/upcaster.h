@@ -5,7 +5,7 @@
 // file, verified by replay).
 //
 // The chain:
-//   1. dsh legacy shapes (spec/dsh-session-log.md §9.3): pre-react-loop turn
+//   1. dsh legacy shapes (dsh-session-log §9.3): pre-react-loop turn
 //      events, steering messages, pre-identity messages (legacy_import.h).
 // To add a step: append it to Steps() with the next version, keep it a pure
 // function of the event (and of earlier events through this object's

@@ -1,5 +1,5 @@
-// Tool cards of a session (ARCHITECTURE.md "--format cards",
-// spec/dsh-session-log.md §11.4): one entry per tool call, in log order of
+// Tool cards of a session (card_document.h has the document,
+// dsh-session-log §11.4): one entry per tool call, in log order of
 // tool/call, with the tool's own pending and result views (soft-validated
 // presenters) and the effective display after the generic fallback.
 //

@@ -1,4 +1,4 @@
-// The human transcript of a session (spec/dsh-session-log.md §11.4): the
+// The human transcript of a session (dsh-session-log §11.4): the
 // append-origin events in seq order as rows, each flagged in or out of the
 // current model context (the surface fold), with tool calls as their
 // effective cards (cards.h). Replacements are model-only: a compaction shows

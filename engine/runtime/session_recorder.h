@@ -1,6 +1,6 @@
 // SessionRecorder: drives one session's turns and steps and records them
 // through an EventLog, in the shape dsh's agent loop writes
-// (spec/dsh-session-log.md §5.3, §6), so dsh's readers and its invariant
+// (dsh-session-log §5.3, §6), so dsh's readers and its invariant
 // companion accept the log:
 //
 //   agent/inbox/spliced (next-turn insert: a prompt)        FollowUp()

@@ -1,5 +1,5 @@
 // SessionRecorder and RunBatch: what the runtime writes into a session log
-// (spec/dsh-session-log.md §5.3, §6) and how a batch is scheduled (§9.2).
+// (dsh-session-log §5.3, §6) and how a batch is scheduled (§9.2).
 #include <chrono>
 
 #include <gtest/gtest.h>

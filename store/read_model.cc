@@ -260,8 +260,9 @@ std::vector<ReadModelWrite> DeriveReadModel(const log::Event& e, const log::Surf
 namespace {
 
 // ?1 is the session key in every statement; the write's args follow from ?2.
-// Built once, at start-up (two statements spell the key through event_id.h).
-const std::string kSql[] = {
+// {doc_id} stands for the search document's key, (session ?1, seq ?2), which
+// only event_id.h spells (KeyedSql).
+const char* const kSql[] = {
     // kRequestCall: call_id, turn, step, tool_name, arguments, requested_seq
     "INSERT INTO tool_calls(session, call_id, turn, step, tool_name, arguments, requested_seq, outcome)"
     " VALUES(?1,?2,?3,?4,?5,?6,?7,'missing-result') ON CONFLICT(session, call_id) DO UPDATE SET"
@@ -313,7 +314,7 @@ const std::string kSql[] = {
     "INSERT OR REPLACE INTO replacements(session, seq, time, type, kind, start_seq, end_seq, shadowed_seqs)"
     " VALUES(?1,?2,?3,?4,?5,?6,?7,?8)",
     // kShadowDoc: seq
-    "UPDATE search_docs SET surface = 'shadowed' WHERE id = " + EventIdSql("?1", "?2"),
+    "UPDATE search_docs SET surface = 'shadowed' WHERE id = {doc_id}",
     // kRetry: retry_id, seq, time, turn, step, provider, retry, max_retries, delay_ms, failure
     "INSERT OR REPLACE INTO retries(session, retry_id, seq, time, turn, step, provider, retry, max_retries, delay_ms,"
     " failure) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
@@ -321,9 +322,16 @@ const std::string kSql[] = {
     "UPDATE retries SET started_seq = ?4 WHERE session = ?1 AND retry_id = ?2 AND retry IS ?3",
     // kSearchDoc: seq, type, time, surface, codepoint_length, text
     "INSERT INTO search_docs(id, session, seq, type, time, surface, codepoint_length, text)"
-    " VALUES(" + EventIdSql("?1", "?2") + ",?1,?2,?3,?4,?5,?6,?7)",
+    " VALUES({doc_id},?1,?2,?3,?4,?5,?6,?7)",
 };
 static_assert(std::size(kSql) == static_cast<size_t>(ReadModelOp::kCount));
+
+std::string KeyedSql(std::string_view sql) {
+  std::string out(sql);
+  constexpr std::string_view kDocId = "{doc_id}";
+  if (const size_t at = out.find(kDocId); at != std::string::npos) out.replace(at, kDocId.size(), EventIdSql("?1", "?2"));
+  return out;
+}
 
 void BindValue(Statement& st, int index, const SqlValue& v) {
   if (const auto* i = std::get_if<int64_t>(&v)) {
@@ -340,7 +348,7 @@ void BindValue(Statement& st, int index, const SqlValue& v) {
 Result<Statement*> ReadModelWriter::StatementFor(ReadModelOp op) {
   auto& slot = statements_[static_cast<size_t>(op)];
   if (!slot) {
-    ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, kSql[static_cast<size_t>(op)]));
+    ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, KeyedSql(kSql[static_cast<size_t>(op)])));
     slot = std::move(st);
   }
   return &*slot;

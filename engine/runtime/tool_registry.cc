@@ -66,10 +66,6 @@ class OrderedTools {
     }
   }
   std::vector<std::pair<std::string, ToolDefinitionPtr>>& entries() { return entries_; }
-  ToolDefinitionPtr Find(std::string_view name) const {
-    auto it = index_.find(name);
-    return it == index_.end() ? nullptr : entries_[it->second].second;
-  }
 
  private:
   std::map<std::string, size_t, std::less<>> index_;
@@ -116,27 +112,33 @@ struct ToolRegistry::State {
     return out;
   }
 
-  // The resolver (§4.4) that Get, Visible and Schemas share: the inherited
-  // tools, filtered by every chain layer's restrictions, then the scope's own
-  // tools on top (they shadow and are exempt). Caller holds mu.
-  OrderedTools Resolve(const ScopePtr& scope) const {
-    OrderedTools visible;
+  // The resolver (§4.4) that Get, Visible and Schemas share: calls
+  // put(name, def) for the global tools, then each ancestor's (farthest
+  // first: a nearer one shadows, JS Map.set keeping the first position),
+  // those admitted by every chain layer's restrictions, then the scope's own
+  // tools (they shadow and are exempt). With `only`, for that name alone
+  // (Get: no map is built). Caller holds mu.
+  template <typename Put>
+  void Resolve(const ScopePtr& scope, const std::string_view* only, Put&& put) const {
     const std::vector<const Scope*> chain = scope ? scope->Chain() : std::vector<const Scope*>{};
-    OrderedTools inherited = Inherited(scope);
-    for (auto& [n, def] : inherited.entries()) {
-      const auto& name = n;  // clang 14 cannot capture a structured binding in a lambda
-      const bool admitted = std::all_of(chain.begin(), chain.end(), [&](const Scope* s) {
+    auto admitted = [&](const std::string& name) {
+      return std::all_of(chain.begin(), chain.end(), [&](const Scope* s) {
         const Layer* l = LayerOf(s->id());
         return !l || l->Admits(name);
       });
-      if (admitted) visible.Set(n, def);
-    }
-    if (scope) {
-      if (const Layer* own = LayerOf(scope->id())) {
-        for (const auto& [n, def] : own->tools) visible.Set(n, def);
+    };
+    auto add = [&](uint64_t key, bool restricted) {
+      const Layer* l = LayerOf(key);
+      if (!l) return;
+      for (const auto& [n, def] : l->tools) {
+        if ((!only || n == *only) && (!restricted || admitted(n))) put(n, def);
       }
+    };
+    add(kGlobal, true);
+    for (const Scope* s : chain) {
+      if (s != scope.get()) add(s->id(), true);
     }
-    return visible;
+    if (scope) add(scope->id(), false);
   }
 
   // Adds a listener to `list`; the registration removes it again.
@@ -321,13 +323,16 @@ Registration ToolRegistry::OnChange(std::function<void()> fn) {
 
 ToolDefinitionPtr ToolRegistry::Get(std::string_view name, const ScopePtr& scope) const {
   std::lock_guard lock(state_->mu);
-  return state_->Resolve(scope).Find(name);
+  ToolDefinitionPtr found;
+  state_->Resolve(scope, &name, [&](const std::string&, const ToolDefinitionPtr& def) { found = def; });
+  return found;
 }
 
 std::vector<ToolDefinitionPtr> ToolRegistry::Visible(const ScopePtr& scope) const {
   std::lock_guard lock(state_->mu);
+  OrderedTools visible;
+  state_->Resolve(scope, nullptr, [&](const std::string& n, const ToolDefinitionPtr& def) { visible.Set(n, def); });
   std::vector<ToolDefinitionPtr> out;
-  OrderedTools visible = state_->Resolve(scope);
   for (auto& [n, def] : visible.entries()) out.push_back(def);
   return out;
 }

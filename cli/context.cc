@@ -11,13 +11,14 @@ int64_t Context::NowMs() const {
       .count();
 }
 
+service::Catalog Context::catalog() const {
+  return service::Catalog({.db_path = db_path,
+                           .durability = durability_normal ? store::Durability::kNormal : store::Durability::kFull,
+                           .now_ms = [this] { return NowMs(); }});
+}
+
 Result<std::unique_ptr<store::EventStore>> Context::OpenStore(bool migrate, bool create) const {
-  store::StoreOptions options;
-  options.durability = durability_normal ? store::Durability::kNormal : store::Durability::kFull;
-  options.now_ms = [this] { return NowMs(); };
-  options.migrate = migrate;
-  options.create = create;
-  return store::EventStore::Open(db_path, options);
+  return catalog().Open(create, migrate);
 }
 
 int Context::Fail(const Status& st) const {

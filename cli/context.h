@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/base/status.h"
+#include "service/catalog.h"
 #include "store/event_store.h"
 
 namespace retrace::cli {
@@ -21,6 +22,8 @@ struct Context {
   bool err_is_tty = false;      // progress lines only on a terminal
 
   int64_t NowMs() const;
+  // The database and its sessions (service/catalog.h), with this context's path, durability and clock.
+  service::Catalog catalog() const;
   // Opens the store; `migrate` applies pending migrations to an existing file.
   Result<std::unique_ptr<store::EventStore>> OpenStore(bool migrate = false, bool create = true) const;
   // Prints "retrace: <message>" to err and returns the matching exit code.

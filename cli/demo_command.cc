@@ -16,9 +16,8 @@
 #include "cli/exit_codes.h"
 #include "cli/script_session.h"
 #include "engine/replay/transcript.h"
-#include "presenters/reference_tools.h"
 #include "format/atomic_file.h"
-#include "store/event_source.h"
+#include "service/replay.h"
 
 namespace retrace::cli {
 namespace {
@@ -65,19 +64,14 @@ int Run(const Context& ctx, const DemoOptions& opt) {
   if (!outcome.ok()) return ctx.Fail(outcome.status());
 
   // Replay what was recorded, from the database, as a reader would.
-  auto store = ctx.OpenStore(false, /*create=*/false);
-  if (!store.ok()) return ctx.Fail(store.status());
-  replay::TranscriptBuilder builder(outcome->session_id, presenters::ReferencePresenters());
-  Status st = store::ReadStoredEvents(**store, outcome->session_id, replay::TranscriptNeeds, [&](log::Event&& e) {
-    builder.Add(std::move(e));
-    return Status::Ok();
-  });
-  if (!st.ok()) return ctx.Fail(st);
-  const json::Value transcript = builder.Finish();
+  auto source = ctx.catalog().Resolve(outcome->session_id);
+  if (!source.ok()) return ctx.Fail(source.status());
+  auto transcript = service::Transcript(*source);
+  if (!transcript.ok()) return ctx.Fail(transcript.status());
   const bool color = isatty(fileno(ctx.out)) && std::getenv("NO_COLOR") == nullptr;
-  std::fputs(replay::RenderText(transcript, color).c_str(), ctx.out);
+  std::fputs(replay::RenderText(*transcript, color).c_str(), ctx.out);
 
-  st = format::WriteFileAtomically(opt.html, replay::RenderHtml(transcript));
+  const Status st = format::WriteFileAtomically(opt.html, replay::RenderHtml(*transcript));
   if (!st.ok()) return ctx.Fail(st);
   if (!opt.keep_workspace) std::filesystem::remove_all(dir);
   std::fprintf(ctx.out, "\n%s into %s\nwrote %s%s%s\n", Summary(*outcome).c_str(), ctx.db_path.c_str(),

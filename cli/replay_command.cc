@@ -3,19 +3,12 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <functional>
-#include <optional>
 #include <thread>
-#include <vector>
 
 #include "cli/command.h"
 #include "cli/exit_codes.h"
-#include "engine/json/writer.h"
-#include "engine/replay/cards.h"
-#include "engine/replay/transcript.h"
-#include "presenters/reference_tools.h"
 #include "format/atomic_file.h"
-#include "store/event_source.h"
+#include "service/replay.h"
 
 namespace retrace::cli {
 namespace {
@@ -27,85 +20,29 @@ struct Args {
   unsigned threads = 0;  // 0: one per core
 };
 
-// The source a replay names (store/event_source.h says how).
-Result<store::EventSource> Resolve(const Context& ctx, const std::string& name) {
-  return store::EventSource::Resolve(name, [&]() -> Result<std::shared_ptr<store::EventStore>> {
-    ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, ctx.OpenStore(false, /*create=*/false));
-    return std::shared_ptr<store::EventStore>(std::move(store));
-  });
-}
-
-// The cards of the source read in pieces on `threads` threads, or nullopt
-// when it is not worth it or cannot be done exactly (then it is replayed in
-// one piece, which also gives any error).
-std::optional<replay::CardBuilder> PiecedCards(const store::EventSource& source, unsigned threads) {
-  if (threads < 2) return std::nullopt;
-  const std::vector<store::Piece> pieces = source.PlanPieces(threads);
-  if (pieces.size() < 2) return std::nullopt;
-  return replay::CardsInPieces(presenters::ReferencePresenters(), source.session_id(), source.PieceBytes(pieces),
-                               [&](const std::vector<replay::PieceSink>& sinks) -> std::optional<std::string> {
-                                 if (!source.ReadPieces(pieces, replay::CardsNeed, sinks)) return std::nullopt;
-                                 return source.session_id();
-                               });
-}
-
-// Writes the cards the builder holds, then the document's end.
-Status WriteRest(replay::CardBuilder& builder, const std::function<Status(std::string_view)>& write) {
-  RETURN_IF_ERROR(builder.DrainText(write));
-  return write(builder.FinishText() + "\n");
-}
-
-// The card document, handed to `write` as it is made: every `drain_bytes`,
-// so that memory holds a block rather than the document, or all at the end
-// (drain_bytes 0), so that a reader never sees part of a failed replay. A
-// source read in pieces is written once its pieces are joined.
-Status WriteCards(const store::EventSource& source, unsigned threads, size_t drain_bytes,
-                  const std::function<Status(std::string_view)>& write) {
-  if (std::optional<replay::CardBuilder> pieced = PiecedCards(source, threads)) return WriteRest(*pieced, write);
-  replay::CardBuilder builder(source.session_id(), presenters::ReferencePresenters(), replay::CardBuilder::Keep::kText);
-  builder.ReserveText(drain_bytes                  ? 2 * drain_bytes
-                      : source.is_file() ? replay::CardsSizeHint(static_cast<uint64_t>(source.file_bytes()))
-                                                   : 0);
-  RETURN_IF_ERROR(source.Read(replay::CardsNeed, [&](log::Event&& e) {
-    builder.Add(std::move(e));
-    return drain_bytes && builder.text_size() >= drain_bytes ? builder.DrainText(write) : Status::Ok();
-  }));
-  return WriteRest(builder, write);
-}
-
-// Transcript, text or HTML: rendered whole.
-Result<std::string> Render(const Context& ctx, const Args& a, const store::EventSource& source) {
-  replay::TranscriptBuilder builder(source.session_id(), presenters::ReferencePresenters());
-  RETURN_IF_ERROR(source.Read(replay::TranscriptNeeds, [&](log::Event&& e) {
-    builder.Add(std::move(e));
-    return Status::Ok();
-  }));
-  const json::Value transcript = builder.Finish();
-  if (a.format == "transcript") return json::Serialize(transcript) + "\n";
-  if (a.format == "html") return replay::RenderHtml(transcript);
-  // Colours only for a person at a terminal (and never with NO_COLOR set).
-  const bool color = a.output.empty() && isatty(fileno(ctx.out)) && std::getenv("NO_COLOR") == nullptr;
-  return replay::RenderText(transcript, color);
-}
-
 Status WriteStdout(const Context& ctx, std::string_view text) {
   return std::fwrite(text.data(), 1, text.size(), ctx.out) == text.size() ? Status::Ok()
                                                                             : Status::IoError("cannot write to stdout");
 }
 
 Status Replay(const Context& ctx, const Args& a) {
-  ASSIGN_OR_RETURN(const store::EventSource source, Resolve(ctx, a.source));
-  if (a.format == "cards" && !a.output.empty()) {
+  ASSIGN_OR_RETURN(const store::EventSource source, ctx.catalog().Resolve(a.source));
+  const service::ReplayFormat kind = service::ReplayFormatNamed(a.format).value_or(service::ReplayFormat::kCards);
+  if (kind == service::ReplayFormat::kCards && !a.output.empty()) {
     // Into AtomicFile's temporary file as the cards are made: the file
     // appears only once it is complete.
     ASSIGN_OR_RETURN(format::AtomicFile file, format::AtomicFile::Create(a.output));
-    RETURN_IF_ERROR(WriteCards(source, a.threads, size_t{8} << 20, [&](std::string_view text) { return file.Append(text); }));
+    RETURN_IF_ERROR(service::WriteCards(source, {.threads = a.threads, .drain_bytes = size_t{8} << 20},
+                                        [&](std::string_view text) { return file.Append(text); }));
     return file.Commit(/*overwrite=*/true);
   }
-  if (a.format == "cards") {
-    return WriteCards(source, a.threads, 0, [&](std::string_view text) { return WriteStdout(ctx, text); });
+  if (kind == service::ReplayFormat::kCards) {
+    return service::WriteCards(source, {.threads = a.threads},
+                               [&](std::string_view text) { return WriteStdout(ctx, text); });
   }
-  ASSIGN_OR_RETURN(std::string out, Render(ctx, a, source));
+  // Colours only for a person at a terminal (and never with NO_COLOR set).
+  const bool color = a.output.empty() && isatty(fileno(ctx.out)) && std::getenv("NO_COLOR") == nullptr;
+  ASSIGN_OR_RETURN(std::string out, service::Render(source, kind, color));
   return a.output.empty() ? WriteStdout(ctx, out) : format::WriteFileAtomically(a.output, out);
 }
 

@@ -7,24 +7,12 @@
 namespace retrace::cli {
 namespace {
 
-json::Value ToJson(const store::SessionSummary& s) {
-  json::Value v = json::Value::MakeObject({{"id", s.id}, {"createdAt", s.created_at}});
-  v.Set("cwd", s.cwd ? json::Value(*s.cwd) : json::Value());
-  if (s.parent_session) v.Set("parentSession", *s.parent_session);
-  v.Set("events", s.events);
-  v.Set("turns", s.turns);
-  v.Set("toolCalls", s.tool_calls);
-  return v;
-}
-
 int Run(const Context& ctx, bool as_json) {
-  auto store = ctx.OpenStore(false, /*create=*/false);
-  if (!store.ok()) return ctx.Fail(store.status());
-  auto sessions = (*store)->ListSessions();
+  auto sessions = ctx.catalog().Sessions();
   if (!sessions.ok()) return ctx.Fail(sessions.status());
   if (as_json) {
     json::Value::Array all;
-    for (const auto& s : *sessions) all.push_back(ToJson(s));
+    for (const auto& s : *sessions) all.push_back(service::SessionJson(s));
     std::fprintf(ctx.out, "%s\n", json::Serialize(json::Value(std::move(all))).c_str());
     return kExitOk;
   }

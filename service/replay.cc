@@ -1,0 +1,89 @@
+#include "service/replay.h"
+
+#include <vector>
+
+#include "engine/json/writer.h"
+#include "engine/replay/cards.h"
+#include "engine/replay/transcript.h"
+#include "presenters/reference_tools.h"
+
+namespace retrace::service {
+namespace {
+
+const presenters::PresenterSet& Or(const presenters::PresenterSet* p) {
+  return p ? *p : presenters::ReferencePresenters();
+}
+
+// The cards of the source read in pieces, or nullopt when it is not worth it
+// or cannot be done exactly (then it is replayed in one piece, which also
+// gives any error).
+std::optional<replay::CardBuilder> PiecedCards(const store::EventSource& source, const CardsOptions& o) {
+  if (o.threads < 2) return std::nullopt;
+  const std::vector<store::Piece> pieces = source.PlanPieces(o.threads);
+  if (pieces.size() < 2) return std::nullopt;
+  return replay::CardsInPieces(Or(o.presenters), source.session_id(), source.PieceBytes(pieces),
+                               [&](const std::vector<replay::PieceSink>& sinks) -> std::optional<std::string> {
+                                 if (!source.ReadPieces(pieces, replay::CardsNeed, sinks)) return std::nullopt;
+                                 return source.session_id();
+                               });
+}
+
+// Writes the cards the builder holds, then the document's end.
+Status WriteRest(replay::CardBuilder& builder, const TextSink& write) {
+  RETURN_IF_ERROR(builder.DrainText(write));
+  return write(builder.FinishText() + "\n");
+}
+
+}  // namespace
+
+std::optional<ReplayFormat> ReplayFormatNamed(std::string_view name) {
+  if (name == "cards") return ReplayFormat::kCards;
+  if (name == "transcript") return ReplayFormat::kTranscript;
+  if (name == "text") return ReplayFormat::kText;
+  if (name == "html") return ReplayFormat::kHtml;
+  return std::nullopt;
+}
+
+Status WriteCards(const store::EventSource& source, const CardsOptions& o, const TextSink& write) {
+  if (std::optional<replay::CardBuilder> pieced = PiecedCards(source, o)) return WriteRest(*pieced, write);
+  replay::CardBuilder builder(source.session_id(), Or(o.presenters), replay::CardBuilder::Keep::kText);
+  builder.ReserveText(o.drain_bytes       ? 2 * o.drain_bytes
+                      : source.is_file() ? replay::CardsSizeHint(static_cast<uint64_t>(source.file_bytes()))
+                                         : 0);
+  RETURN_IF_ERROR(source.Read(replay::CardsNeed, [&](log::Event&& e) {
+    builder.Add(std::move(e));
+    return o.drain_bytes && builder.text_size() >= o.drain_bytes ? builder.DrainText(write) : Status::Ok();
+  }));
+  return WriteRest(builder, write);
+}
+
+Result<json::Value> Transcript(const store::EventSource& source, const presenters::PresenterSet* presenters) {
+  replay::TranscriptBuilder builder(source.session_id(), Or(presenters));
+  RETURN_IF_ERROR(source.Read(replay::TranscriptNeeds, [&](log::Event&& e) {
+    builder.Add(std::move(e));
+    return Status::Ok();
+  }));
+  return builder.Finish();
+}
+
+Result<std::string> Render(const store::EventSource& source, ReplayFormat format, bool color,
+                           const presenters::PresenterSet* presenters) {
+  if (format == ReplayFormat::kCards) {
+    std::string out;
+    RETURN_IF_ERROR(WriteCards(source, {.presenters = presenters}, [&](std::string_view text) {
+      out += text;
+      return Status::Ok();
+    }));
+    return out;
+  }
+  ASSIGN_OR_RETURN(const json::Value transcript, Transcript(source, presenters));
+  switch (format) {
+    case ReplayFormat::kTranscript: return json::Serialize(transcript) + "\n";
+    case ReplayFormat::kHtml: return replay::RenderHtml(transcript);
+    case ReplayFormat::kText: return replay::RenderText(transcript, color);
+    case ReplayFormat::kCards: break;
+  }
+  return Status::InvalidArgument("unknown replay format");
+}
+
+}  // namespace retrace::service

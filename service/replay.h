@@ -1,0 +1,54 @@
+// Replay, the use case: a session's UI rebuilt from its log with pure
+// presenters, as cards (engine/replay/card_document.h), a transcript, terminal
+// text or one HTML page. The choice between pieces on several threads and
+// one thread is made here, once for every front end: a source that can be
+// cut (store::EventSource::PlanPieces) is replayed in pieces, anything a
+// piece cannot judge alone sends it through one thread, so the document is
+// always the one-thread document.
+#ifndef RETRACE_SERVICE_REPLAY_H_
+#define RETRACE_SERVICE_REPLAY_H_
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/base/status.h"
+#include "engine/json/value.h"
+#include "presenters/presenter.h"
+#include "store/event_source.h"
+
+namespace retrace::service {
+
+enum class ReplayFormat { kCards, kTranscript, kText, kHtml };
+
+// "cards", "transcript", "text", "html"; nullopt for anything else.
+std::optional<ReplayFormat> ReplayFormatNamed(std::string_view name);
+
+using TextSink = std::function<Status(std::string_view)>;
+
+struct CardsOptions {
+  const presenters::PresenterSet* presenters = nullptr;  // default: the reference tools'
+  unsigned threads = 1;    // up to this many pieces
+  // Hand the document to `write` every this many bytes (memory then holds a
+  // block, not the document), or 0: all at the end, so that nothing of a
+  // failed replay is written. A source replayed in pieces is written once
+  // its pieces are joined.
+  size_t drain_bytes = 0;
+};
+
+// The card document of `source`, ending with a newline, handed to `write`.
+Status WriteCards(const store::EventSource& source, const CardsOptions& options, const TextSink& write);
+
+// The transcript (engine/replay/transcript.h) of `source`.
+Result<json::Value> Transcript(const store::EventSource& source, const presenters::PresenterSet* presenters = nullptr);
+
+// Transcript, text or HTML, rendered whole; `color` for text only (ANSI
+// colours: the front end knows whether a person at a terminal reads it).
+Result<std::string> Render(const store::EventSource& source, ReplayFormat format, bool color,
+                           const presenters::PresenterSet* presenters = nullptr);
+
+}  // namespace retrace::service
+
+#endif  // RETRACE_SERVICE_REPLAY_H_

@@ -1,0 +1,108 @@
+// The service layer every front end calls (service/): the catalog of a
+// database, and replay with its choice of pieces or one thread made once.
+#include <gtest/gtest.h>
+
+#include "engine/json/parser.h"
+#include "service/catalog.h"
+#include "service/replay.h"
+#include "store/importer.h"
+#include "tests/store/store_test_util.h"
+
+namespace retrace::service {
+namespace {
+
+using retrace::testing::FixturePath;
+using retrace::testing::ReadFile;
+using retrace::testing::TempDir;
+
+std::string Golden(const std::string& fixture) {
+  return ReadFile(std::string(RETRACE_SOURCE_DIR) + "/tests/golden/cards/" + fixture.substr(0, fixture.find(".jsonl")) +
+                  ".cards.json");
+}
+
+std::string Cards(const store::EventSource& source, const CardsOptions& options) {
+  std::string out;
+  const Status st = WriteCards(source, options, [&](std::string_view text) {
+    out += text;
+    return Status::Ok();
+  });
+  EXPECT_TRUE(st.ok()) << st.message();
+  return out;
+}
+
+// Every fixture, from its file and from the store, on one thread or two,
+// drained in small blocks or not: the upstream-generated golden document.
+TEST(ReplayServiceTest, CardsAreTheGoldenDocumentWhateverTheSourceThreadsOrDraining) {
+  TempDir dir;
+  Catalog catalog({.db_path = dir / "t.db"});
+  {
+    auto store = catalog.Open();
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    for (const std::string& f : retrace::testing::RawFixtures()) {
+      if (f.ends_with(".crashed.jsonl")) continue;  // its repaired twin shares the session id
+      ASSERT_TRUE(store::ImportJsonl(**store, FixturePath(f)).ok()) << f;
+    }
+  }
+  int compared = 0;
+  for (const std::string& f : retrace::testing::RawFixtures()) {
+    auto file = catalog.Resolve(FixturePath(f));
+    ASSERT_TRUE(file.ok()) << file.status().message();
+    for (unsigned threads : {1u, 2u}) {
+      for (size_t drain : {size_t{0}, size_t{512}}) {
+        EXPECT_EQ(Cards(*file, {.threads = threads, .drain_bytes = drain}), Golden(f)) << f;
+        ++compared;
+      }
+    }
+    if (f.ends_with(".crashed.jsonl")) continue;
+    auto stored = catalog.Resolve(file->session_id());
+    ASSERT_TRUE(stored.ok()) << stored.status().message();
+    EXPECT_FALSE(stored->is_file());
+    EXPECT_EQ(Cards(*stored, {.threads = 2}), Golden(f)) << f << " from the store";
+    ++compared;
+  }
+  const size_t fixtures = retrace::testing::RawFixtures().size();
+  ASSERT_GE(fixtures, 6u);
+  EXPECT_EQ(compared, static_cast<int>(fixtures * 4 + fixtures - 1));  // one crashed log is not stored
+}
+
+TEST(ReplayServiceTest, RendersEachFormatAndTheCardsAsText) {
+  auto source = store::EventSource::File(FixturePath("s1-tools-inject.jsonl"));
+  ASSERT_TRUE(source.ok());
+  auto cards = Render(*source, ReplayFormat::kCards, false);
+  ASSERT_TRUE(cards.ok());
+  EXPECT_EQ(*cards, Golden("s1-tools-inject.jsonl"));
+  auto transcript = Render(*source, ReplayFormat::kTranscript, false);
+  ASSERT_TRUE(transcript.ok());
+  EXPECT_TRUE(json::Parse(*transcript).ok());
+  auto html = Render(*source, ReplayFormat::kHtml, false);
+  ASSERT_TRUE(html.ok());
+  EXPECT_NE(html->find("<!DOCTYPE html>"), std::string::npos);
+  auto plain = Render(*source, ReplayFormat::kText, false), color = Render(*source, ReplayFormat::kText, true);
+  ASSERT_TRUE(plain.ok() && color.ok());
+  EXPECT_EQ(plain->find('\x1b'), std::string::npos);
+  EXPECT_NE(color->find('\x1b'), std::string::npos);
+  EXPECT_EQ(ReplayFormatNamed("html"), ReplayFormat::kHtml);
+  EXPECT_FALSE(ReplayFormatNamed("pdf").has_value());
+}
+
+TEST(CatalogTest, ListsSessionsAsJsonAndSaysWhenThereIsNoDatabase) {
+  TempDir dir;
+  Catalog catalog({.db_path = dir / "t.db"});
+  EXPECT_EQ(catalog.Sessions().status().code(), Status::Code::kNotFound);
+  EXPECT_EQ(catalog.Resolve("some-session").status().code(), Status::Code::kNotFound);  // never created
+  EXPECT_FALSE(std::filesystem::exists(dir / "t.db"));
+  {
+    auto store = catalog.Open();
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE(store::ImportJsonl(**store, FixturePath("c01-fs-read.jsonl")).ok());
+  }
+  auto sessions = catalog.Sessions();
+  ASSERT_TRUE(sessions.ok());
+  ASSERT_EQ(sessions->size(), 1u);
+  const json::Value v = SessionJson(sessions->front());
+  EXPECT_EQ(v.Find("id")->as_string(), "c01-fs-read");
+  EXPECT_TRUE(v.Find("toolCalls")->is_number());
+}
+
+}  // namespace
+}  // namespace retrace::service

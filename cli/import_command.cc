@@ -1,44 +1,14 @@
 // retrace import <file|dir>...
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "cli/format.h"
-#include "store/importer.h"
+#include "service/import.h"
 
 namespace retrace::cli {
 namespace {
-
-namespace fs = std::filesystem;
-
-bool IsLogFile(const fs::path& p) {
-  const std::string name = p.filename().string();
-  auto ends = [&](std::string_view s) { return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0; };
-  return ends(".jsonl") || ends(".jsonl.zstd");
-}
-
-// Expands directories (recursively, sorted) into their .jsonl / .jsonl.zstd files.
-Result<std::vector<std::string>> CollectFiles(const std::vector<std::string>& inputs) {
-  std::vector<std::string> files;
-  for (const std::string& in : inputs) {
-    std::error_code ec;
-    if (!fs::exists(in, ec)) return Status::NotFound("no such file or directory: " + in);
-    if (!fs::is_directory(in, ec)) {
-      files.push_back(in);
-      continue;
-    }
-    std::vector<std::string> found;
-    for (const auto& entry : fs::recursive_directory_iterator(in, ec)) {
-      if (entry.is_regular_file() && IsLogFile(entry.path())) found.push_back(entry.path().string());
-    }
-    std::sort(found.begin(), found.end());
-    if (found.empty()) return Status::NotFound("no .jsonl or .jsonl.zstd files under " + in);
-    files.insert(files.end(), found.begin(), found.end());
-  }
-  return files;
-}
 
 void Describe(const Context& ctx, const std::string& path, const store::ImportReport& r) {
   std::string what;
@@ -59,33 +29,30 @@ void Describe(const Context& ctx, const std::string& path, const store::ImportRe
 }
 
 int Run(const Context& ctx, const std::vector<std::string>& inputs) {
-  auto files = CollectFiles(inputs);
-  if (!files.ok()) return ctx.Fail(files.status());
-  auto store = ctx.OpenStore();
-  if (!store.ok()) return ctx.Fail(store.status());
-  int failures = 0, rc = kExitOk;
-  for (const std::string& path : *files) {
-    store::ImportOptions options;
-    if (ctx.err_is_tty) {
-      options.progress = [&](const store::ImportProgress& p) {
-        const double pct = p.bytes_total > 0 ? 100.0 * static_cast<double>(p.bytes_done) / static_cast<double>(p.bytes_total) : 100.0;
-        std::fprintf(ctx.err, "\rimporting %s: %3.0f%% (%lld events)", path.c_str(), pct, static_cast<long long>(p.events));
-        std::fflush(ctx.err);
-      };
-    }
-    auto report = store::ImportJsonl(**store, path, options);
+  service::ImportListener listener;
+  if (ctx.err_is_tty) {
+    listener.progress = [&](const std::string& path, const store::ImportProgress& p) {
+      const double pct =
+          p.bytes_total > 0 ? 100.0 * static_cast<double>(p.bytes_done) / static_cast<double>(p.bytes_total) : 100.0;
+      std::fprintf(ctx.err, "\rimporting %s: %3.0f%% (%lld events)", path.c_str(), pct, static_cast<long long>(p.events));
+      std::fflush(ctx.err);
+    };
+  }
+  listener.done = [&](const std::string& path, const Result<store::ImportReport>& report) {
     if (ctx.err_is_tty) std::fprintf(ctx.err, "\r\033[K");
-    if (!report.ok()) {
-      rc = ctx.Fail(report.status());
-      ++failures;
-      continue;
+    if (report.ok()) {
+      Describe(ctx, path, *report);
+    } else {
+      std::fprintf(ctx.err, "retrace: %s\n", report.status().message().c_str());
     }
-    Describe(ctx, path, *report);
+  };
+  auto summary = service::ImportLogs(ctx.catalog(), inputs, listener);
+  if (!summary.ok()) return ctx.Fail(summary.status());
+  if (summary->refused > 0 && summary->files > 1) {
+    std::fprintf(ctx.err, "retrace: %zu of %zu files failed to import; the database holds the others\n",
+                 summary->refused, summary->files);
   }
-  if (failures > 0 && files->size() > 1) {
-    std::fprintf(ctx.err, "retrace: %d of %zu files failed to import; the database holds the others\n", failures, files->size());
-  }
-  return rc;
+  return summary->refused ? ExitCodeFor(summary->first_error) : kExitOk;
 }
 
 }  // namespace

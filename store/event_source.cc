@@ -229,6 +229,18 @@ std::optional<std::string> LogStem(std::string_view name) {
   return std::nullopt;
 }
 
+std::vector<std::string> LogFilesIn(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> logs;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->is_regular_file(ec) && LogStem(it->path().filename().string())) logs.push_back(it->path().string());
+  }
+  std::sort(logs.begin(), logs.end());
+  return logs;
+}
+
 Result<EventSource> EventSource::File(const std::string& path) {
   ASSIGN_OR_RETURN(std::unique_ptr<format::JsonlReader> reader, format::JsonlReader::Open(path));
   std::error_code ec;
@@ -265,12 +277,7 @@ Result<std::vector<EventSource>> EventSource::Expand(const std::string& input) {
   std::vector<EventSource> out;
   std::error_code ec;
   if (fs::is_directory(input, ec)) {
-    std::vector<std::string> logs;
-    for (auto it = fs::recursive_directory_iterator(input, ec); !ec && it != fs::recursive_directory_iterator(); ++it) {
-      if (it->is_regular_file() && LogStem(it->path().filename().string())) logs.push_back(it->path().string());
-    }
-    std::sort(logs.begin(), logs.end());
-    for (const std::string& log : logs) out.push_back(FileOrUnreadable(log));
+    for (const std::string& log : LogFilesIn(input)) out.push_back(FileOrUnreadable(log));
     return out;
   }
   if (!fs::is_regular_file(input, ec)) return Status::NotFound("no such file or directory: " + input);

@@ -117,6 +117,8 @@ class EventSource {
 // A log file's name without `.jsonl` / `.jsonl.zstd`, or nullopt when it has
 // neither extension.
 std::optional<std::string> LogStem(std::string_view file_name);
+// The log files under `dir`, recursively, in path order.
+std::vector<std::string> LogFilesIn(const std::string& dir);
 
 // Conveniences over EventSource: a log file's events (returns its session
 // id), a stored session's events.

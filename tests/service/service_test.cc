@@ -4,6 +4,7 @@
 
 #include "engine/json/parser.h"
 #include "service/catalog.h"
+#include "service/import.h"
 #include "service/replay.h"
 #include "store/importer.h"
 #include "tests/store/store_test_util.h"
@@ -102,6 +103,36 @@ TEST(CatalogTest, ListsSessionsAsJsonAndSaysWhenThereIsNoDatabase) {
   const json::Value v = SessionJson(sessions->front());
   EXPECT_EQ(v.Find("id")->as_string(), "c01-fs-read");
   EXPECT_TRUE(v.Find("toolCalls")->is_number());
+}
+
+// A directory's logs are imported one by one in path order; a refused file
+// is reported and leaves nothing behind, and the others are stored.
+TEST(ImportServiceTest, ImportsEachLogOfADirectoryAndReportsTheOneItRefuses) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "logs/sub");
+  retrace::testing::WriteFile(dir / "logs/a.jsonl", ReadFile(FixturePath("c01-fs-read.jsonl")));
+  retrace::testing::WriteFile(dir / "logs/b.jsonl", "{\"not\": \"a dsh log\"}\n");
+  retrace::testing::WriteFile(dir / "logs/sub/c.jsonl", ReadFile(FixturePath("c06-errors-policy.jsonl")));
+  retrace::testing::WriteFile(dir / "logs/notes.txt", "not a log");
+  Catalog catalog({.db_path = dir / "t.db"});
+  std::vector<std::string> outcomes;
+  int progress = 0;
+  auto summary = ImportLogs(catalog, {dir / "logs"},
+                            {.progress = [&](const std::string&, const store::ImportProgress&) { ++progress; },
+                             .done = [&](const std::string& path, const Result<store::ImportReport>& r) {
+                               outcomes.push_back(std::filesystem::path(path).filename().string() + "=" +
+                                                  (r.ok() ? r->session_id : "refused"));
+                             }});
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_EQ(outcomes, (std::vector<std::string>{"a.jsonl=c01-fs-read", "b.jsonl=refused", "c.jsonl=c06-errors-policy"}));
+  EXPECT_EQ(summary->files, 3u);
+  EXPECT_EQ(summary->refused, 1u);
+  EXPECT_FALSE(summary->first_error.ok());
+  EXPECT_GE(progress, 2);  // at least each stored file's end
+  EXPECT_EQ(catalog.Sessions()->size(), 2u);
+  EXPECT_EQ(ImportLogs(catalog, {dir / "nothing-here"}).status().code(), Status::Code::kNotFound);
+  std::filesystem::create_directories(dir / "empty");
+  EXPECT_EQ(ImportLogs(catalog, {dir / "empty"}).status().code(), Status::Code::kNotFound);
 }
 
 }  // namespace

@@ -4,16 +4,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <exception>
 #include <filesystem>
 #include <random>
 #include <utility>
 
-#include "engine/runtime/timeout_policy.h"
-#include "engine/runtime/tool_error.h"
-#include "store/sqlite_event_log.h"
-#include "tools/builtin_tools.h"
-#include "tools/job_tools.h"
 
 extern char** environ;
 
@@ -55,77 +49,21 @@ std::string DefaultSpillDir() {
 }  // namespace
 
 Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<host::ScriptOp>& ops, const ScriptSession& how) {
-  ASSIGN_OR_RETURN(tools::Workspace workspace, tools::Workspace::Open(how.workspace));
-  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, ctx.OpenStore());
-  store::SqliteEventLog log(*store);
-  runtime::RecorderEnv env{[&ctx] { return ctx.NowMs(); }, NewUuid, /*card_snapshots=*/true};
-  log::SessionHeader header;
-  header.id = how.session_id.empty() ? NewUuid() : how.session_id;
-  header.created_at = ctx.NowMs();
-  header.cwd = workspace.root();  // the session's cwd is the workspace the tools are confined to
-  ASSIGN_OR_RETURN(std::unique_ptr<runtime::SessionRecorder> recorder, runtime::SessionRecorder::Open(log, header, env));
-  if (recorder->repaired_events() > 0) {
-    std::fprintf(ctx.err, "retrace: session %s: closed a turn a crash left open (%lld events)\n", header.id.c_str(),
-                 static_cast<long long>(recorder->repaired_events()));
-  }
-
-  // Background jobs belong to this session; a job that finishes unreported
-  // tells it through an injected notice (dsh-tool-jobs), recorded durably.
-  auto jobs = std::make_shared<tools::JobRegistry>([&ctx] { return ctx.NowMs(); });
-  jobs->OnJobDone([&recorder, &header](const tools::JobSnapshot& job) {
-    if (job.reported || job.owner != header.id) return;
-    Value::Array content;
-    content.push_back(Value::MakeObject({{"type", "text"}, {"text", tools::CompletionNotice(job)}}));
-    Status st = recorder->Inject(runtime::MakeUserMessage(std::move(content), tools::CompletionNoticeSource(job), NewUuid()));
-    if (!st.ok()) std::fprintf(stderr, "retrace: could not record the notice of job %s: %s\n", job.id.c_str(), st.message().c_str());
-  });
-  tools::ToolHost host{.workspace = workspace,
-                       .environment = ProcessEnvironment(),
-                       .spill_dir = how.spill_dir.empty() ? DefaultSpillDir() : how.spill_dir,
-                       .jobs = jobs,
-                       .ca_file = [] {  // as OpenSSL's own tools honour it, but added to the system's CAs
-                         const char* file = std::getenv("SSL_CERT_FILE");
-                         return std::string(file ? file : "");
-                       }()};
-
-  runtime::ToolRuntime runtime;
-  std::vector<runtime::Registration> registered;
-  registered.push_back(runtime::InstallTimeoutPolicy(runtime));
-  ASSIGN_OR_RETURN(std::vector<runtime::ToolDefinitionPtr> builtins, tools::BuiltinTools(host));
-  for (const runtime::ToolDefinitionPtr& def : builtins) {
-    ASSIGN_OR_RETURN(runtime::Registration reg, runtime.registry().Register(def));
-    registered.push_back(std::move(reg));
-  }
-  if (how.policies) {
-    for (runtime::Registration& reg : how.policies(runtime)) registered.push_back(std::move(reg));
-  }
-  asio::io_context io;
-  std::optional<Result<host::ScriptReport>> report;
-  std::exception_ptr thrown;
-  asio::co_spawn(
-      io,
-      [&]() -> asio::awaitable<void> {
-        report.emplace(co_await host::RunScript(ops, *recorder, runtime, env, {.max_parallel = how.max_parallel, .agent = runtime::Scope::Create(header.id)}));
-      },
-      [&](std::exception_ptr e) { thrown = std::move(e); });
-  io.run();
-  jobs->Close();  // the host's teardown: stop the jobs still running, before the recorder goes
-  // RunScript reports failures as values; should one escape it as an
-  // exception, the run fails with what it said instead of reading no report.
-  if (!report) {
-    return Status::IoError("the script run stopped: " + (thrown ? runtime::DescribeException(thrown).message
-                                                                 : std::string("it ended without a report")));
-  }
-  if (!report->ok()) return report->status();
-  return ScriptOutcome{header.id, workspace.root(), **report};
-}
-
-std::string Summary(const ScriptOutcome& o) {
-  auto count = [](int64_t n, const char* noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); };
-  const host::ScriptReport& r = o.report;
-  return "session " + o.session_id + ": " + count(r.turns, "turn") + ", " + count(r.tool_calls, "tool call") + " (" +
-         std::to_string(r.tool_errors) + " failed); events " + std::to_string(r.first_seq) + ".." +
-         std::to_string(r.next_seq - 1) + " recorded";
+  return service::RecordScript(
+      ctx.catalog(), ops,
+      {.session_id = how.session_id.empty() ? NewUuid() : how.session_id,
+       .workspace = how.workspace,
+       .max_parallel = how.max_parallel,
+       .policies = how.policies,
+       .spill_dir = how.spill_dir.empty() ? DefaultSpillDir() : how.spill_dir,
+       .environment = ProcessEnvironment(),
+       .ca_file = [] {  // as OpenSSL's own tools honour it, but added to the system's CAs
+         const char* file = std::getenv("SSL_CERT_FILE");
+         return std::string(file ? file : "");
+       }(),
+       .now_ms = [&ctx] { return ctx.NowMs(); },
+       .new_id = NewUuid,
+       .warn = [&ctx](const std::string& message) { std::fprintf(ctx.err, "retrace: %s\n", message.c_str()); }});
 }
 
 }  // namespace retrace::cli

@@ -1,5 +1,6 @@
-// Records a script into a stored session through the tool runtime with the
-// built-in tools: what `retrace run` and `retrace demo` share.
+// What `retrace run` and `retrace demo` share: service::RecordScript with
+// what only the CLI reads (a fresh UUID, the clock, the process environment,
+// the spill directory, $SSL_CERT_FILE), and its warnings on stderr.
 #ifndef RETRACE_CLI_SCRIPT_SESSION_H_
 #define RETRACE_CLI_SCRIPT_SESSION_H_
 
@@ -9,6 +10,7 @@
 
 #include "cli/context.h"
 #include "host/script_host.h"
+#include "service/record.h"
 
 namespace retrace::cli {
 
@@ -21,19 +23,14 @@ struct ScriptSession {
   std::string spill_dir{};  // over-cap output; empty: $TMPDIR/retrace-spill-<uid>
 };
 
-struct ScriptOutcome {
-  std::string session_id;
-  std::string workspace;
-  host::ScriptReport report;
-};
+using ScriptOutcome = service::RecordOutcome;
+using service::Summary;
 
 Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<host::ScriptOp>& ops, const ScriptSession& how);
 
 // A random (version 4) UUID, as dsh mints session and message ids.
 std::string NewUuid();
 
-// "session <id>: 1 turn, 2 tool calls (1 failed); events 0..14 recorded"
-std::string Summary(const ScriptOutcome& outcome);
 
 }  // namespace retrace::cli
 

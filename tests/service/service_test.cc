@@ -5,6 +5,7 @@
 #include "engine/json/parser.h"
 #include "service/catalog.h"
 #include "service/import.h"
+#include "service/record.h"
 #include "service/replay.h"
 #include "store/importer.h"
 #include "tests/store/store_test_util.h"
@@ -133,6 +134,44 @@ TEST(ImportServiceTest, ImportsEachLogOfADirectoryAndReportsTheOneItRefuses) {
   EXPECT_EQ(ImportLogs(catalog, {dir / "nothing-here"}).status().code(), Status::Code::kNotFound);
   std::filesystem::create_directories(dir / "empty");
   EXPECT_EQ(ImportLogs(catalog, {dir / "empty"}).status().code(), Status::Code::kNotFound);
+}
+
+// A live session recorded through the runtime with the built-in tools: the
+// call ran in the workspace, and the store holds it with its card snapshot.
+TEST(RecordServiceTest, RecordsAScriptWithTheBuiltinToolsAndTheirCardSnapshots) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "ws");
+  auto ops = host::ParseScript(
+      R"({"op":"prompt","text":"write it"})" "\n"
+      R"({"op":"assistant","text":"","toolCalls":[{"id":"c1","name":"write","arguments":"{\"file_path\":\"a.txt\",\"content\":\"hi\\n\"}"}]})" "\n"
+      R"({"op":"end","reason":"completed"})" "\n",
+      "test script");
+  ASSERT_TRUE(ops.ok()) << ops.status().message();
+  Catalog catalog({.db_path = dir / "t.db"});
+  int64_t clock = 1'800'000'000'000;
+  int ids = 0;
+  std::vector<std::string> warnings;
+  auto outcome = RecordScript(catalog, *ops,
+                              {.session_id = "rec-1",
+                               .workspace = dir / "ws",
+                               .now_ms = [&] { return clock++; },
+                               .new_id = [&] { return "id-" + std::to_string(++ids); },
+                               .warn = [&](const std::string& w) { warnings.push_back(w); }});
+  ASSERT_TRUE(outcome.ok()) << outcome.status().message();
+  EXPECT_EQ(outcome->report.tool_calls, 1);
+  EXPECT_EQ(outcome->report.tool_errors, 0);
+  EXPECT_EQ(ReadFile(dir / "ws/a.txt"), "hi\n");
+  EXPECT_EQ(Summary(*outcome).rfind("session rec-1: 1 turn, 1 tool call (0 failed)", 0), 0u) << Summary(*outcome);
+  EXPECT_TRUE(warnings.empty());
+  auto source = catalog.Resolve("rec-1");
+  ASSERT_TRUE(source.ok());
+  int snapshots = 0;
+  ASSERT_TRUE(source->Read([](std::string_view) { return true; }, [&](log::Event&& e) {
+                snapshots += e.type == "retrace/cards";
+                return Status::Ok();
+              }).ok());
+  EXPECT_EQ(snapshots, 1);
+  EXPECT_EQ(RecordScript(catalog, *ops, {.session_id = "rec-2"}).status().code(), Status::Code::kInvalidArgument);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 
 #include "cli/command.h"
 #include "cli/exit_codes.h"
-#include "store/exporter.h"
+#include "service/export.h"
 
 namespace retrace::cli {
 namespace {
@@ -16,29 +16,19 @@ struct Args {
 };
 
 int Run(const Context& ctx, const Args& a) {
-  if (!a.output.empty() && !a.dsh_root.empty()) {
-    return ctx.Fail(Status::InvalidArgument("use either -o or --dsh-root, not both"));
-  }
   if (a.zstd && a.output.empty() && a.dsh_root.empty() && isatty(fileno(ctx.out))) {
     return ctx.Fail(Status::InvalidArgument("refusing to write zstd bytes to a terminal; use -o FILE"));
   }
-  auto store = ctx.OpenStore(false, /*create=*/false);
-  if (!store.ok()) return ctx.Fail(store.status());
-  if (!a.dsh_root.empty()) {
-    auto path = store::ExportToDshRoot(**store, a.session, a.zstd, a.dsh_root);
-    if (!path.ok()) return ctx.Fail(path.status());
-    std::fprintf(ctx.err, "wrote %s\n", path->c_str());
-    return kExitOk;
-  }
-  if (!a.output.empty()) {
-    Status st = store::ExportToFile(**store, a.session, a.zstd, a.output);
-    return st.ok() ? kExitOk : ctx.Fail(st);
-  }
-  Status st = store::ExportSession(**store, a.session, a.zstd, [&](std::string_view b) {
-    return std::fwrite(b.data(), 1, b.size(), ctx.out) == b.size() ? Status::Ok() : Status::IoError("cannot write to stdout");
-  });
+  auto written = service::ExportSession(ctx.catalog(), a.session, {.zstd = a.zstd, .file = a.output, .dsh_root = a.dsh_root},
+                                        [&](std::string_view b) {
+                                          return std::fwrite(b.data(), 1, b.size(), ctx.out) == b.size()
+                                                     ? Status::Ok()
+                                                     : Status::IoError("cannot write to stdout");
+                                        });
   std::fflush(ctx.out);
-  return st.ok() ? kExitOk : ctx.Fail(st);
+  if (!written.ok()) return ctx.Fail(written.status());
+  if (!a.dsh_root.empty()) std::fprintf(ctx.err, "wrote %s\n", written->c_str());
+  return kExitOk;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "engine/json/parser.h"
 #include "service/catalog.h"
+#include "service/export.h"
 #include "service/import.h"
 #include "service/record.h"
 #include "service/replay.h"
@@ -108,7 +109,7 @@ TEST(CatalogTest, ListsSessionsAsJsonAndSaysWhenThereIsNoDatabase) {
 
 // A directory's logs are imported one by one in path order; a refused file
 // is reported and leaves nothing behind, and the others are stored.
-TEST(ImportServiceTest, ImportsEachLogOfADirectoryAndReportsTheOneItRefuses) {
+TEST(ImportServiceTest, ImportsEachLogOfADirectoryReportsTheOneItRefusesAndExportsTheRestByteExact) {
   TempDir dir;
   std::filesystem::create_directories(dir / "logs/sub");
   retrace::testing::WriteFile(dir / "logs/a.jsonl", ReadFile(FixturePath("c01-fs-read.jsonl")));
@@ -131,6 +132,17 @@ TEST(ImportServiceTest, ImportsEachLogOfADirectoryAndReportsTheOneItRefuses) {
   EXPECT_FALSE(summary->first_error.ok());
   EXPECT_GE(progress, 2);  // at least each stored file's end
   EXPECT_EQ(catalog.Sessions()->size(), 2u);
+  // Each stored session exports byte-exact, to a sink or a file; a file and a dsh root at once is refused.
+  std::string exported;
+  ASSERT_TRUE(ExportSession(catalog, "c01-fs-read", {}, [&](std::string_view b) {
+                exported += b;
+                return Status::Ok();
+              }).ok());
+  EXPECT_EQ(exported, ReadFile(FixturePath("c01-fs-read.jsonl")));
+  EXPECT_EQ(*ExportSession(catalog, "c06-errors-policy", {.file = dir / "c06.jsonl"}), dir / "c06.jsonl");
+  EXPECT_EQ(ReadFile(dir / "c06.jsonl"), ReadFile(FixturePath("c06-errors-policy.jsonl")));
+  EXPECT_EQ(ExportSession(catalog, "c01-fs-read", {.file = dir / "x", .dsh_root = dir / "root"}).status().code(),
+            Status::Code::kInvalidArgument);
   EXPECT_EQ(ImportLogs(catalog, {dir / "nothing-here"}).status().code(), Status::Code::kNotFound);
   std::filesystem::create_directories(dir / "empty");
   EXPECT_EQ(ImportLogs(catalog, {dir / "empty"}).status().code(), Status::Code::kNotFound);

@@ -13,9 +13,6 @@ extern char** environ;
 
 namespace retrace::cli {
 
-namespace asio = runtime::asio;
-using json::Value;
-
 std::string NewUuid() {
   static thread_local std::mt19937_64 rng(static_cast<std::mt19937_64::result_type>(std::random_device{}()));
   uint64_t hi = rng(), lo = rng();

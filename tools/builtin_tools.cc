@@ -1,6 +1,5 @@
 #include "tools/builtin_tools.h"
 
-#include "presenters/reference_tools.h"
 #include "tools/bash_tool.h"
 #include "tools/edit_tool.h"
 #include "tools/job_tools.h"
@@ -36,15 +35,6 @@ constexpr Builtin kBuiltins[] = {
 };
 
 }  // namespace
-
-Result<runtime::ToolDefinitionPtr> DefineReferenceTool(runtime::ToolDefinition spec) {
-  if (!spec.parameters.is_null() || spec.presenter || spec.present_call || spec.present_result) {
-    return Status::InvalidArgument("the built-in tool " + spec.name + " takes the reference tool's parameters and presenters");
-  }
-  spec.parameters = presenters::ReferenceParameters(spec.name);
-  ASSIGN_OR_RETURN(spec.presenter, presenters::ReferencePresenter(spec.name));
-  return runtime::DefineTool(std::move(spec));
-}
 
 Result<std::vector<runtime::ToolDefinitionPtr>> BuiltinTools(const ToolHost& host) {
   if (host.jobs) host.jobs->AttachController();

@@ -1,11 +1,13 @@
 // Subprocess (real processes: groups, caps, spill, escalation) and the
 // background job runtime (ids, ownership, kill, wait, notices).
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -47,10 +49,26 @@ TEST(SubprocessTest, ReportsTheExitCodeAndBothStreams) {
   EXPECT_FALSE(proc->FinalStdout().truncated);
 }
 
-size_t OpenFds() {
-  size_t n = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
-  return n;
+// The descriptors open now, by number (the listing's own is closed again, so checked afterwards).
+std::set<int> OpenFds() {
+  std::set<int> listed, open;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) listed.insert(std::stoi(e.path().filename()));
+  for (int fd : listed) {
+    if (fcntl(fd, F_GETFD) != -1) open.insert(fd);
+  }
+  return open;
+}
+
+// The descriptor limit under which exactly `spare` more can be opened. The
+// limit bounds descriptor numbers, not their count, and a process may have
+// inherited some with high numbers (a shell's, a test runner's).
+rlim_t LimitLeaving(rlim_t spare, const std::set<int>& open) {
+  rlim_t limit = 0, free = 0;
+  while (free < spare || open.count(static_cast<int>(limit))) {
+    if (!open.count(static_cast<int>(limit))) ++free;
+    ++limit;
+  }
+  return limit;
 }
 
 TEST(SubprocessTest, ASpawnThatRunsOutOfDescriptorsClosesWhatItOpened) {
@@ -61,9 +79,9 @@ TEST(SubprocessTest, ASpawnThatRunsOutOfDescriptorsClosesWhatItOpened) {
   ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
   int failures = 0;
   for (rlim_t spare = 0; spare < 16; ++spare) {
-    const size_t before = OpenFds();  // (counts the directory's own descriptor while listing)
+    const std::set<int> before = OpenFds();
     struct rlimit low = old;
-    low.rlim_cur = before + spare - 1;
+    low.rlim_cur = LimitLeaving(spare, before);
     ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
     SpawnSpec spec;
     spec.argv = {"true"};

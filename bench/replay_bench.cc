@@ -19,6 +19,7 @@
 #include "engine/replay/cards.h"
 #include "engine/replay/transcript.h"
 #include "presenters/reference_tools.h"
+#include "service/replay.h"
 #include "store/event_source.h"
 #include "store/importer.h"
 
@@ -66,16 +67,10 @@ std::string Slurp(const std::string& path) {
 }
 
 // The cards of `source` in pieces, one per thread, as `retrace replay` makes
-// them (cli/replay_command.cc): cut at turn starts, joined in order.
+// them (service/replay.h): cut at turn starts, joined in order.
 std::optional<std::string> PiecedCards(const store::EventSource& source, unsigned threads) {
-  const std::vector<store::Piece> pieces = source.PlanPieces(threads);
-  std::optional<replay::CardBuilder> builder =
-      replay::CardsInPieces(presenters::ReferencePresenters(), kSession, source.PieceBytes(pieces),
-                            [&](const std::vector<replay::PieceSink>& sinks) -> std::optional<std::string> {
-                              if (!source.ReadPieces(pieces, replay::CardsNeed, sinks)) return std::nullopt;
-                              return source.session_id();
-                            });
-  if (!builder || pieces.size() != threads) {
+  std::optional<replay::CardBuilder> builder = service::PiecedCards(source, {.threads = threads});
+  if (!builder) {
     std::fprintf(stderr, "replay in %u pieces failed\n", threads);
     return std::nullopt;
   }
@@ -147,6 +142,17 @@ int Main(int argc, char** argv) {
   }
   std::printf("session: %lld events, %lld tool calls, %.1f MB\n", static_cast<long long>(log.events),
               static_cast<long long>(log.tool_calls), static_cast<double>(log.bytes) / 1e6);
+
+  // The two-thread rows measure two pieces, or nothing.
+  {
+    auto from_file = store::EventSource::File(file);
+    auto opened = store::EventStore::Open(db);
+    if (!from_file.ok() || !opened.ok()) return std::fprintf(stderr, "cannot open the session\n"), 1;
+    auto from_store = store::EventSource::Stored(std::move(opened).value(), kSession);
+    if (from_file->PlanPieces(2).size() != 2 || !from_store.ok() || from_store->PlanPieces(2).size() != 2) {
+      return std::fprintf(stderr, "the session does not cut into two pieces\n"), 1;
+    }
+  }
 
   // The cases run in rounds (BestInRounds), so that a slow spell of this
   // machine cannot fall on one case only.

@@ -14,9 +14,14 @@ const presenters::PresenterSet& Or(const presenters::PresenterSet* p) {
   return p ? *p : presenters::ReferencePresenters();
 }
 
-// The cards of the source read in pieces, or nullopt when it is not worth it
-// or cannot be done exactly (then it is replayed in one piece, which also
-// gives any error).
+// Writes the cards the builder holds, then the document's end.
+Status WriteRest(replay::CardBuilder& builder, const TextSink& write) {
+  RETURN_IF_ERROR(builder.DrainText(write));
+  return write(builder.FinishText() + "\n");
+}
+
+}  // namespace
+
 std::optional<replay::CardBuilder> PiecedCards(const store::EventSource& source, const CardsOptions& o) {
   if (o.threads < 2) return std::nullopt;
   const std::vector<store::Piece> pieces = source.PlanPieces(o.threads);
@@ -27,14 +32,6 @@ std::optional<replay::CardBuilder> PiecedCards(const store::EventSource& source,
                                  return source.session_id();
                                });
 }
-
-// Writes the cards the builder holds, then the document's end.
-Status WriteRest(replay::CardBuilder& builder, const TextSink& write) {
-  RETURN_IF_ERROR(builder.DrainText(write));
-  return write(builder.FinishText() + "\n");
-}
-
-}  // namespace
 
 std::optional<ReplayFormat> ReplayFormatNamed(std::string_view name) {
   if (name == "cards") return ReplayFormat::kCards;

@@ -16,6 +16,7 @@
 
 #include "engine/base/status.h"
 #include "engine/json/value.h"
+#include "engine/replay/cards.h"
 #include "presenters/presenter.h"
 #include "store/event_source.h"
 
@@ -37,6 +38,13 @@ struct CardsOptions {
   // its pieces are joined.
   size_t drain_bytes = 0;
 };
+
+// The cards of `source` read in pieces on up to options.threads threads,
+// joined in order; nullopt when the source is not worth cutting or a piece
+// could not be read exactly (then a one-thread replay gives the document,
+// and any error). WriteCards uses it; a caller that wants the builder itself
+// (the benchmark) calls it too.
+std::optional<replay::CardBuilder> PiecedCards(const store::EventSource& source, const CardsOptions& options);
 
 // The card document of `source`, ending with a newline, handed to `write`.
 Status WriteCards(const store::EventSource& source, const CardsOptions& options, const TextSink& write);

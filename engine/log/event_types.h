@@ -52,6 +52,10 @@ inline constexpr std::string_view kSteeringMessage = "steering/message";
 // retrace's own types, always written with `ignorable: true` so that dsh
 // readers skip them. Written to disk; never rename.
 inline constexpr std::string_view kCardSnapshot = "retrace/cards";  // card views at record time
+// The MCP front door (docs/MCP.md): the client of a connection, and how each
+// of its requests ended.
+inline constexpr std::string_view kMcpClient = "retrace/mcp-client";
+inline constexpr std::string_view kMcpRequest = "retrace/mcp-request";
 
 bool IsKnownEventType(std::string_view type);
 

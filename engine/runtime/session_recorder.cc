@@ -5,11 +5,13 @@
 #include "engine/log/event_types.h"
 #include "engine/log/tool_arguments.h"
 #include "engine/log/turn_closers.h"
+#include "engine/runtime/tool_error.h"
 
 namespace retrace::runtime {
 namespace {
 
 using json::Value;
+using Stage = ToolRuntime::Stage;
 
 int64_t Int(const Value& data, std::string_view key) {
   const Value* v = data.Find(key);
@@ -140,32 +142,49 @@ Status SessionRecorder::BeginTurn() {
   return Append({NewEvent(log::kTurnStart, Value::MakeObject({{"turn", turn_ + 1}}))});
 }
 
+std::vector<log::Event> SessionRecorder::OpenStepEvents(bool new_turn) {
+  const int turn = new_turn ? turn_ + 1 : turn_;
+  const int step = new_turn ? 1 : step_ + 1;
+  std::vector<log::Event> events;
+  if (new_turn) events.push_back(NewEvent(log::kTurnStart, Value::MakeObject({{"turn", turn}})));
+  std::vector<Value> claimed = next_step_;
+  if (!next_step_.empty()) events.push_back(Splice("next-step", 0, static_cast<int64_t>(next_step_.size()), {}));
+  if (step == 1 && !next_turn_.empty()) {
+    claimed.push_back(next_turn_.front());
+    events.push_back(Splice("next-turn", 0, 1, {}));
+  }
+  events.push_back(NewEvent(log::kStepStart, TurnStepData(turn, step)));
+  for (Value& m : claimed) events.push_back(NewEvent(log::kUserMessage, std::move(m), /*surface=*/true));
+  return events;
+}
+
 Status SessionRecorder::BeginStep() {
   std::lock_guard lock(mu_);
   if (!in_turn_) return Status::FailedPrecondition("no open turn to begin a step in");
   if (in_step_) return Status::FailedPrecondition("step " + std::to_string(step_) + " is still open");
-  std::vector<log::Event> events;
-  std::vector<Value> claimed = next_step_;
-  if (!next_step_.empty()) events.push_back(Splice("next-step", 0, static_cast<int64_t>(next_step_.size()), {}));
-  if (step_ == 0 && !next_turn_.empty()) {
-    claimed.push_back(next_turn_.front());
-    events.push_back(Splice("next-turn", 0, 1, {}));
-  }
-  events.push_back(NewEvent(log::kStepStart, TurnStepData(turn_, step_ + 1)));
-  for (Value& m : claimed) events.push_back(NewEvent(log::kUserMessage, std::move(m), /*surface=*/true));
-  return Append(std::move(events));
+  return Append(OpenStepEvents(/*new_turn=*/false));
 }
+
+namespace {
+
+Value AssistantData(int turn, int step, Value::Array content, const std::string& provider, const std::string& model,
+                    std::string id) {
+  Value message = Value::MakeObject({{"role", "assistant"},
+                                     {"content", Value(std::move(content))},
+                                     {"source", Value::MakeObject({{"kind", "model"}, {"provider", provider}, {"model", model}})},
+                                     {"id", std::move(id)}});
+  Value data = TurnStepData(turn, step);
+  data.Set("message", std::move(message));
+  return data;
+}
+
+}  // namespace
 
 Status SessionRecorder::RecordAssistant(Value::Array content, const std::string& provider, const std::string& model,
                                         std::optional<Value> usage) {
   std::lock_guard lock(mu_);
   if (!in_step_) return Status::FailedPrecondition("no open step for an assistant message");
-  Value message = Value::MakeObject({{"role", "assistant"},
-                                     {"content", Value(std::move(content))},
-                                     {"source", Value::MakeObject({{"kind", "model"}, {"provider", provider}, {"model", model}})},
-                                     {"id", env_.new_id()}});
-  Value data = TurnStepData(turn_, step_);
-  data.Set("message", std::move(message));
+  Value data = AssistantData(turn_, step_, std::move(content), provider, model, env_.new_id());
   if (usage) data.Set("usage", std::move(*usage));
   log::Event e = NewEvent(log::kAssistantMessage, std::move(data), /*surface=*/true);
   e.source_event_seqs = std::vector<int64_t>{};  // no stream chunks were recorded
@@ -259,6 +278,77 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
   if (!st.ok()) co_return st;
   outcome.cancelled = turn_signal.aborted();
   co_return outcome;
+}
+
+asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& runtime, LooseCall loose) {
+  const ModelToolCall& call = loose.call;
+  int64_t call_seq = 0;
+  ToolDefinitionPtr def;
+  {
+    std::lock_guard lock(mu_);
+    std::vector<log::Event> events;
+    if (!in_step_) events = OpenStepEvents(/*new_turn=*/!in_turn_);
+    const int turn = in_turn_ ? turn_ : turn_ + 1;
+    const int step = in_step_ ? step_ : (in_turn_ ? step_ + 1 : 1);
+    Value::Array blocks;
+    blocks.push_back(Value::MakeObject(
+        {{"type", "tool-call"}, {"id", call.id}, {"name", call.name}, {"arguments", call.arguments}}));
+    log::Event asked = NewEvent(log::kAssistantMessage,
+                                AssistantData(turn, step, std::move(blocks), loose.provider, loose.model, env_.new_id()),
+                                /*surface=*/true);
+    asked.source_event_seqs = std::vector<int64_t>{};
+    events.push_back(std::move(asked));
+    Value data = TurnStepData(turn, step);
+    data.Set("callId", call.id);
+    data.Set("name", call.name);
+    data.Set("arguments", call.arguments);
+    events.push_back(NewEvent(log::kToolCall, std::move(data)));
+    call_seq = next_seq_ + static_cast<int64_t>(events.size()) - 1;
+    if (env_.card_snapshots) def = runtime.registry().Get(call.name, loose.agent);
+    if (Status st = Append(std::move(events)); !st.ok()) co_return st;
+    ++loose_in_flight_;
+  }
+
+  ToolResultPtr result;
+  if (loose.signal.aborted()) {
+    result = std::make_shared<const ToolResult>(ToolResult::Failure(AbortedBeforeDispatchError()));
+  } else {
+    // A named input: GCC 12 mishandles a braced temporary inside a co_await expression.
+    ToolCallInput input{call.id, std::nullopt, call.name, ParseModelArguments(call.arguments),
+                        loose.agent, std::nullopt, loose.signal, session_id_};
+    Stage stage = co_await runtime.Prepare(std::move(input));
+    if (stage.kind == Stage::Kind::kDispatch) stage = co_await runtime.Dispatch(stage.exec);
+    result = runtime.Complete(std::move(stage));
+  }
+
+  std::lock_guard lock(mu_);
+  --loose_in_flight_;
+  std::vector<log::Event> events;
+  events.push_back(ToolResultEvent(call.id, call_seq, *result));
+  if (env_.card_snapshots) events.push_back(CardSnapshot(call, *result, def ? def->presenter.get() : nullptr));
+  int64_t pending = static_cast<int64_t>(next_step_.size());
+  for (const Value& context : result->additional_contexts) {
+    Value::Array inserted;
+    inserted.push_back(context);
+    events.push_back(Splice("next-step", pending++, 0, std::move(inserted)));
+  }
+  if (loose.notes) {
+    for (auto& [type, data] : loose.notes(*result)) {
+      log::Event e = NewEvent(type, std::move(data));
+      e.ignorable = true;
+      events.push_back(std::move(e));
+    }
+  }
+  if (loose_in_flight_ == 0) events.push_back(NewEvent(log::kStepEnd, TurnStepData(turn_, step_)));
+  if (Status st = Append(std::move(events)); !st.ok()) co_return st;
+  co_return result;
+}
+
+Status SessionRecorder::Note(std::string_view type, Value data) {
+  std::lock_guard lock(mu_);
+  log::Event e = NewEvent(type, std::move(data));
+  e.ignorable = true;
+  return Append({std::move(e)});
 }
 
 Status SessionRecorder::EndStep() {

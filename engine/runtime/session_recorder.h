@@ -19,6 +19,13 @@
 // user/message at the next step (same message id). Calls not started when
 // the turn is cancelled get dsh's synthetic pair (ABORTED_BEFORE_DISPATCH).
 //
+// A front end whose calls arrive one at a time (MCP) records each with
+// RunCall instead: the call gets an assistant/message of its own holding its
+// tool-call block, appended with its tool/call (and, when none is open, the
+// turn/start and step/start) in one durable append before its body runs.
+// Calls that overlap share a step; the step ends with the result of the last
+// one in flight.
+//
 // Open() resumes an existing session: a turn a crash left open is closed
 // first with dsh's interrupted-turn closers (TOOL_OUTCOME_UNKNOWN for a call
 // without a result), and the pending inbox is rebuilt from the log.
@@ -67,6 +74,18 @@ struct ModelToolCall {
   std::string arguments;  // raw model text
 };
 
+// A call for RunCall: who asked (the assistant/message's provider and model)
+// and what the front end adds to its record.
+struct LooseCall {
+  ModelToolCall call;
+  std::string provider;
+  std::string model;
+  Signal signal;
+  ScopePtr agent;
+  // Ignorable events (type, data) to record with the result, in the same append.
+  std::function<std::vector<std::pair<std::string, json::Value>>(const ToolResult&)> notes{};
+};
+
 struct BatchOutcome {
   bool cancelled = false;       // the turn signal aborted during the batch
   bool concludes_turn = false;  // a successful result called concludeTurn()
@@ -108,6 +127,13 @@ class SessionRecorder {
   asio::awaitable<Result<BatchOutcome>> RunToolCalls(ToolRuntime& runtime, const std::vector<ModelToolCall>& calls,
                                                       Signal turn_signal, ScopePtr agent = nullptr,
                                                       size_t max_parallel = 10);
+  // Runs one call on its own (see above). A call whose signal aborted
+  // before it started gets dsh's synthetic ABORTED_BEFORE_DISPATCH pair. An
+  // error means a record could not be appended: when it is the tool/call's,
+  // the body did not run.
+  asio::awaitable<Result<ToolResultPtr>> RunCall(ToolRuntime& runtime, LooseCall call);
+  // An ignorable event of the caller's (retrace/…), at any time.
+  Status Note(std::string_view type, json::Value data);
   Status EndStep();
   // `reason`: a TurnEndReason, e.g. {kind:"completed"}.
   Status EndTurn(json::Value reason);
@@ -119,6 +145,9 @@ class SessionRecorder {
   void Fold(const log::Event& event);
   log::Event NewEvent(std::string_view type, json::Value data, bool surface = false);
   Status Append(std::vector<log::Event> events);
+  // turn/start (when no turn is open), the inbox claims, step/start and the
+  // claimed user messages: what opens a step.
+  std::vector<log::Event> OpenStepEvents(bool new_turn);
   log::Event Splice(const std::string& target, int64_t start, int64_t removed, json::Value::Array inserted);
   log::Event ToolResultEvent(const std::string& call_id, int64_t call_seq, const ToolResult& result);
   // The card snapshot of a recorded call (RecorderEnv::card_snapshots), from
@@ -136,6 +165,7 @@ class SessionRecorder {
   int step_ = 0;
   bool in_turn_ = false;
   bool in_step_ = false;
+  int loose_in_flight_ = 0;  // RunCall calls between their tool/call and tool/result
   std::vector<json::Value> next_turn_;  // pending inbox lists (dsh-agent)
   std::vector<json::Value> next_step_;
 };

@@ -53,6 +53,16 @@ struct ToolOutput {
   PresentationMetaFn presentation_meta{};  // optional: value → durable `meta`
 };
 
+// What a tool does to the world, for front ends that tell their clients
+// (MCP's tool annotations). The defaults are MCP's: assume the worst.
+struct ToolHints {
+  std::string title{};      // a human name ("Read file"); "" — none
+  bool read_only = false;   // changes nothing
+  bool destructive = true;  // may delete or overwrite (meaningful when not read-only)
+  bool idempotent = false;  // a repeat with the same arguments changes nothing more
+  bool open_world = true;   // reaches beyond the workspace (network, processes)
+};
+
 // The raw form the registry takes (§4.1). Immutable once registered.
 struct ToolDefinition {
   std::string name{};
@@ -76,6 +86,7 @@ struct ToolDefinition {
   PresentResultFn present_result{};
   std::string presenter_revision = "1";
   presenters::ToolPresenterPtr presenter{};
+  std::optional<ToolHints> hints{};  // unknown when absent
 };
 
 using ToolDefinitionPtr = std::shared_ptr<const ToolDefinition>;

@@ -45,22 +45,24 @@ std::string DefaultSpillDir() {
 
 }  // namespace
 
+service::LiveOptions LiveOptionsFor(const Context& ctx, const ScriptSession& how) {
+  return {.session_id = how.session_id.empty() ? NewUuid() : how.session_id,
+          .workspace = how.workspace,
+          .max_parallel = how.max_parallel,
+          .policies = how.policies,
+          .spill_dir = how.spill_dir.empty() ? DefaultSpillDir() : how.spill_dir,
+          .environment = ProcessEnvironment(),
+          .ca_file = [] {  // as OpenSSL's own tools honour it, but added to the system's CAs
+            const char* file = std::getenv("SSL_CERT_FILE");
+            return std::string(file ? file : "");
+          }(),
+          .now_ms = [&ctx] { return ctx.NowMs(); },
+          .new_id = NewUuid,
+          .warn = [&ctx](const std::string& message) { std::fprintf(ctx.err, "retrace: %s\n", message.c_str()); }};
+}
+
 Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<host::ScriptOp>& ops, const ScriptSession& how) {
-  return service::RecordScript(
-      ctx.catalog(), ops,
-      {.session_id = how.session_id.empty() ? NewUuid() : how.session_id,
-       .workspace = how.workspace,
-       .max_parallel = how.max_parallel,
-       .policies = how.policies,
-       .spill_dir = how.spill_dir.empty() ? DefaultSpillDir() : how.spill_dir,
-       .environment = ProcessEnvironment(),
-       .ca_file = [] {  // as OpenSSL's own tools honour it, but added to the system's CAs
-         const char* file = std::getenv("SSL_CERT_FILE");
-         return std::string(file ? file : "");
-       }(),
-       .now_ms = [&ctx] { return ctx.NowMs(); },
-       .new_id = NewUuid,
-       .warn = [&ctx](const std::string& message) { std::fprintf(ctx.err, "retrace: %s\n", message.c_str()); }});
+  return service::RecordScript(ctx.catalog(), ops, LiveOptionsFor(ctx, how));
 }
 
 }  // namespace retrace::cli

@@ -1,6 +1,7 @@
-// What `retrace run` and `retrace demo` share: service::RecordScript with
-// what only the CLI reads (a fresh UUID, the clock, the process environment,
-// the spill directory, $SSL_CERT_FILE), and its warnings on stderr.
+// What `retrace run`, `retrace demo` and `retrace mcp` share: a live
+// session's options (service/live_session.h) with what only the CLI reads (a
+// fresh UUID, the clock, the process environment, the spill directory,
+// $SSL_CERT_FILE), and its warnings on stderr.
 #ifndef RETRACE_CLI_SCRIPT_SESSION_H_
 #define RETRACE_CLI_SCRIPT_SESSION_H_
 
@@ -26,11 +27,12 @@ struct ScriptSession {
 using ScriptOutcome = service::RecordOutcome;
 using service::Summary;
 
+service::LiveOptions LiveOptionsFor(const Context& ctx, const ScriptSession& how);
+
 Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<host::ScriptOp>& ops, const ScriptSession& how);
 
 // A random (version 4) UUID, as dsh mints session and message ids.
 std::string NewUuid();
-
 
 }  // namespace retrace::cli
 

@@ -1,7 +1,6 @@
 // Record, the use case: a live session driven through the tool runtime with
 // the built-in tools, every call, result, card snapshot and injected notice
-// recorded into the catalog's database (`retrace run`, `retrace demo`; the
-// MCP front door next). What only a front end may read — the clock, fresh
+// recorded into the catalog's database (`retrace run`, `retrace demo`). What only a front end may read — the clock, fresh
 // ids, the process environment, paths from its flags — comes in the options.
 #ifndef RETRACE_SERVICE_RECORD_H_
 #define RETRACE_SERVICE_RECORD_H_
@@ -17,24 +16,12 @@
 #include "engine/runtime/tool_runtime.h"
 #include "host/script_host.h"
 #include "service/catalog.h"
+#include "service/live_session.h"
 
 namespace retrace::service {
 
-struct RecordOptions {
-  std::string session_id;        // created, or continued when it exists
-  std::string workspace = ".";   // the tools' confinement, and the session's cwd
-  size_t max_parallel = 10;
-  // Extra policy (guards, listeners) to install on the runtime for the run.
-  std::function<std::vector<runtime::Registration>(runtime::ToolRuntime&)> policies{};
-  std::string spill_dir{};                 // over-cap output ("": none)
-  std::vector<std::string> environment{};  // what children of the tools inherit, NAME=value
-  std::string ca_file{};                   // extra CA certificates web_fetch trusts
-  std::function<int64_t()> now_ms{};       // event times
-  std::function<std::string()> new_id{};   // message ids
-  // Said to the user, not recorded: a turn a crash left open and was closed,
-  // a job notice that could not be recorded.
-  std::function<void(const std::string&)> warn = [](const std::string&) {};
-};
+// A script run records into a live session (service/live_session.h).
+using RecordOptions = LiveOptions;
 
 struct RecordOutcome {
   std::string session_id;

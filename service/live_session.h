@@ -1,0 +1,94 @@
+// LiveSession, the use case under every front end that records a session as
+// it happens: the built-in tools on the runtime (with the timeout policy and
+// the front end's own policies), confined to a workspace, and one session of
+// the catalog's database that everything is recorded into. `retrace run`
+// plays a script into it (service/record.h); `retrace mcp` records each
+// client request as it arrives (Call).
+//
+// The session is opened — created, or continued with a crashed turn closed —
+// at the first thing recorded, so a client that connects, lists the tools
+// and leaves records nothing. What only a front end may read (the clock,
+// fresh ids, the process environment) comes in the options.
+#ifndef RETRACE_SERVICE_LIVE_SESSION_H_
+#define RETRACE_SERVICE_LIVE_SESSION_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/base/status.h"
+#include "engine/json/value.h"
+#include "engine/runtime/asio.h"
+#include "engine/runtime/call_gate.h"
+#include "engine/runtime/registration.h"
+#include "engine/runtime/session_recorder.h"
+#include "engine/runtime/tool_runtime.h"
+#include "service/catalog.h"
+
+namespace retrace::service {
+
+struct LiveOptions {
+  std::string session_id;        // created, or continued when it exists
+  std::string workspace = ".";   // the tools' confinement, and the session's cwd
+  size_t max_parallel = 10;      // concurrency-safe calls at once
+  // Extra policy (guards, listeners) to install on the runtime.
+  std::function<std::vector<runtime::Registration>(runtime::ToolRuntime&)> policies{};
+  std::string spill_dir{};                 // over-cap output ("": none)
+  std::vector<std::string> environment{};  // what children of the tools inherit, NAME=value
+  std::string ca_file{};                   // extra CA certificates web_fetch trusts
+  std::function<int64_t()> now_ms{};       // event times
+  std::function<std::string()> new_id{};   // message ids
+  // Said to the user, not recorded: a turn a crash left open and was closed,
+  // a job notice that could not be recorded.
+  std::function<void(const std::string&)> warn = [](const std::string&) {};
+};
+
+class LiveSession {
+ public:
+  // Checks the options and the workspace and sets up the runtime; opens the
+  // database now (a bad path fails here, not at the first call) but not the
+  // session.
+  static Result<std::unique_ptr<LiveSession>> Open(const Catalog& catalog, LiveOptions options);
+  ~LiveSession();
+  LiveSession(const LiveSession&) = delete;
+  LiveSession& operator=(const LiveSession&) = delete;
+
+  const std::string& session_id() const { return options_.session_id; }
+  const std::string& workspace() const;
+  runtime::ToolRuntime& runtime() { return runtime_; }
+  const runtime::ScopePtr& agent() const { return agent_; }
+  runtime::RecorderEnv env() const;
+  bool opened() const { return recorder_ != nullptr; }
+
+  // The session's recorder, opening the session at the first use.
+  Result<runtime::SessionRecorder*> Recorder();
+
+  // One call on its own (SessionRecorder::RunCall), admitted as dsh
+  // schedules a step's calls: concurrency-safe calls overlap up to
+  // max_parallel, any other runs alone. Calls on the executor's thread only.
+  runtime::asio::awaitable<Result<runtime::ToolResultPtr>> Call(runtime::LooseCall call);
+
+  // Ends the open turn with `reason` (a TurnEndReason) and stops the
+  // session's background jobs. Idempotent; the destructor closes too.
+  Status Close(json::Value reason);
+
+ private:
+  struct Parts;
+  LiveSession(LiveOptions options, std::unique_ptr<Parts> parts);
+
+  LiveOptions options_;
+  std::unique_ptr<Parts> parts_;
+  runtime::ToolRuntime runtime_;
+  runtime::ScopePtr agent_;
+  runtime::CallGate gate_;
+  std::vector<runtime::Registration> registered_;
+  std::unique_ptr<runtime::SessionRecorder> recorder_;
+  bool closed_ = false;
+};
+
+}  // namespace retrace::service
+
+#endif  // RETRACE_SERVICE_LIVE_SESSION_H_

@@ -41,6 +41,7 @@ Command EventsCommand();
 Command RepairCommand();
 Command MigrateCommand();
 Command RunCommand();
+Command McpCommand();
 Command ReplayCommand();
 Command DemoCommand();
 Command AuditCommand();

@@ -98,7 +98,7 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
     asio::co_spawn(
         io,
         [&]() -> asio::awaitable<void> {
-          if (signalled && server.in_flight() > 0) {
+          if (outcome.signalled && server.in_flight() > 0) {
             // Give the calls their grace period, then abort what still runs.
             asio::steady_timer grace(io, options.shutdown_grace);
             bool drained = false;

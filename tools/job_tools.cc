@@ -96,11 +96,12 @@ Result<runtime::ToolDefinitionPtr> JobListTool(const std::shared_ptr<JobRegistry
                        return runtime::TextContent(text.empty() ? "(no background jobs)" : text);
                      },
                  .presentation_meta = {}},
-      .execute =
-          [jobs](runtime::ToolRunContext& run) {
+      // A coroutine body: listing never blocks, so it skips the hop to the blocking pool.
+      .execute_async =
+          [jobs](runtime::ToolRunContext& run) -> runtime::asio::awaitable<Value> {
             Value::Array list;
             for (const JobSnapshot& job : jobs->List(SessionId(run))) list.push_back(job.Public());
-            return Value(std::move(list));
+            co_return Value(std::move(list));
           },
   };
   return DefineReferenceTool(std::move(spec));

@@ -1,6 +1,8 @@
 #include "engine/runtime/session_recorder.h"
 
 #include <algorithm>
+#include <chrono>
+#include <tuple>
 
 #include "engine/log/event_types.h"
 #include "engine/log/tool_arguments.h"
@@ -280,33 +282,135 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
   co_return outcome;
 }
 
+std::vector<log::Event> SessionRecorder::CallStartEvents(const LooseCall& loose, int64_t* call_seq) {
+  const ModelToolCall& call = loose.call;
+  std::vector<log::Event> events;
+  if (!in_step_) events = OpenStepEvents(/*new_turn=*/!in_turn_);
+  const int turn = in_turn_ ? turn_ : turn_ + 1;
+  const int step = in_step_ ? step_ : (in_turn_ ? step_ + 1 : 1);
+  Value::Array blocks;
+  blocks.push_back(Value::MakeObject(
+      {{"type", "tool-call"}, {"id", call.id}, {"name", call.name}, {"arguments", call.arguments}}));
+  log::Event asked = NewEvent(log::kAssistantMessage,
+                              AssistantData(turn, step, std::move(blocks), loose.provider, loose.model, env_.new_id()),
+                              /*surface=*/true);
+  asked.source_event_seqs = std::vector<int64_t>{};
+  events.push_back(std::move(asked));
+  Value data = TurnStepData(turn, step);
+  data.Set("callId", call.id);
+  data.Set("name", call.name);
+  data.Set("arguments", call.arguments);
+  events.push_back(NewEvent(log::kToolCall, std::move(data)));
+  *call_seq = next_seq_ + static_cast<int64_t>(events.size()) - 1;
+  return events;
+}
+
+namespace {
+
+// A tool that declares it changes nothing and reaches nothing outside
+// (ToolHints) has no side effect for a durable tool/call to precede.
+bool SideEffectFree(const ToolDefinition* def) {
+  return def && def->hints && def->hints->read_only && !def->hints->open_world;
+}
+
+}  // namespace
+
+// Bounds a group commit's transaction (and the wait of its first member).
+constexpr size_t kMaxGroup = 64;
+// How often a group's first member yields for the others (each a trip
+// through the executor's queue, about a microsecond).
+constexpr int kMaxRounds = 32;
+
+struct SessionRecorder::PendingCommit {
+  Builder build;
+  Status status;
+  bool done = false;
+};
+
+asio::awaitable<Status> SessionRecorder::Commit(Builder build) {
+  auto mine = std::make_shared<PendingCommit>();
+  mine->build = std::move(build);
+  auto executor = co_await asio::this_coro::executor;
+  if (group_.empty()) {  // the leader of a new group
+    group_.push_back(mine);
+    group_done_ = std::make_shared<asio::steady_timer>(executor, std::chrono::steady_clock::time_point::max());
+    // While other calls are running, give those about to commit a moment to
+    // join: yield to them (a bounded number of times) until every running
+    // call is in the group. A call running alone commits at once.
+    for (int round = 0; round < kMaxRounds && group_.size() < running_calls_ && group_.size() < kMaxGroup; ++round) {
+      co_await asio::post(executor, asio::use_awaitable);
+    }
+    std::vector<std::shared_ptr<PendingCommit>> group;
+    group.swap(group_);
+    std::shared_ptr<asio::steady_timer> done = std::move(group_done_);
+    const Status st = CommitGroup(group);
+    for (const std::shared_ptr<PendingCommit>& p : group) {
+      p->status = st;
+      p->done = true;
+    }
+    done->cancel();
+    co_return st;
+  }
+  group_.push_back(mine);
+  std::shared_ptr<asio::steady_timer> done = group_done_;
+  while (!mine->done) {
+    boost::system::error_code ec;
+    co_await done->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
+  co_return mine->status;
+}
+
+Status SessionRecorder::CommitGroup(const std::vector<std::shared_ptr<PendingCommit>>& group) {
+  std::lock_guard lock(mu_);
+  // Each builder sees the state the builders before it leave; should the
+  // commit fail, the state goes back to what the store still holds.
+  auto saved = std::make_tuple(next_seq_, turn_, step_, in_turn_, in_step_, next_turn_, next_step_, loose_in_flight_);
+  const int64_t first = next_seq_;
+  std::vector<log::EventRecord> batch;
+  const Emit emit = [&](std::vector<log::Event> events) {
+    for (log::Event& e : events) {
+      e.seq = next_seq_++;
+      Fold(e);
+      batch.push_back(log::MakeRecord(std::move(e)));
+    }
+  };
+  for (const std::shared_ptr<PendingCommit>& p : group) p->build(emit);
+  Status st = log_.Append(session_id_, first, batch).status();
+  if (!st.ok()) {
+    std::tie(next_seq_, turn_, step_, in_turn_, in_step_, next_turn_, next_step_, loose_in_flight_) = std::move(saved);
+  }
+  return st;
+}
+
 asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& runtime, LooseCall loose) {
+  struct Running {
+    explicit Running(size_t& n) : n_(n) { ++n_; }
+    ~Running() { --n_; }
+    size_t& n_;
+  } running(running_calls_);
   const ModelToolCall& call = loose.call;
   int64_t call_seq = 0;
-  ToolDefinitionPtr def;
+  const ToolDefinitionPtr def = runtime.registry().Get(call.name, loose.agent);
+  // The tool/call is made durable before a body that may have side effects
+  // runs; a side-effect-free call is recorded in one commit with its result,
+  // its events stamped with the time it was asked.
+  const bool record_first = !SideEffectFree(def.get());
+  const int64_t asked_at = env_.now_ms();
+  // In flight from here to its result: calls that overlap share a step.
+  auto settle = [this] {
+    std::lock_guard lock(mu_);
+    --loose_in_flight_;
+  };
   {
     std::lock_guard lock(mu_);
-    std::vector<log::Event> events;
-    if (!in_step_) events = OpenStepEvents(/*new_turn=*/!in_turn_);
-    const int turn = in_turn_ ? turn_ : turn_ + 1;
-    const int step = in_step_ ? step_ : (in_turn_ ? step_ + 1 : 1);
-    Value::Array blocks;
-    blocks.push_back(Value::MakeObject(
-        {{"type", "tool-call"}, {"id", call.id}, {"name", call.name}, {"arguments", call.arguments}}));
-    log::Event asked = NewEvent(log::kAssistantMessage,
-                                AssistantData(turn, step, std::move(blocks), loose.provider, loose.model, env_.new_id()),
-                                /*surface=*/true);
-    asked.source_event_seqs = std::vector<int64_t>{};
-    events.push_back(std::move(asked));
-    Value data = TurnStepData(turn, step);
-    data.Set("callId", call.id);
-    data.Set("name", call.name);
-    data.Set("arguments", call.arguments);
-    events.push_back(NewEvent(log::kToolCall, std::move(data)));
-    call_seq = next_seq_ + static_cast<int64_t>(events.size()) - 1;
-    if (env_.card_snapshots) def = runtime.registry().Get(call.name, loose.agent);
-    if (Status st = Append(std::move(events)); !st.ok()) co_return st;
     ++loose_in_flight_;
+  }
+  if (record_first) {
+    Status started = co_await Commit([&](const Emit& emit) { emit(CallStartEvents(loose, &call_seq)); });
+    if (!started.ok()) {
+      settle();
+      co_return started;
+    }
   }
 
   ToolResultPtr result;
@@ -321,26 +425,36 @@ asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& run
     result = runtime.Complete(std::move(stage));
   }
 
-  std::lock_guard lock(mu_);
-  --loose_in_flight_;
-  std::vector<log::Event> events;
-  events.push_back(ToolResultEvent(call.id, call_seq, *result));
-  if (env_.card_snapshots) events.push_back(CardSnapshot(call, *result, def ? def->presenter.get() : nullptr));
-  int64_t pending = static_cast<int64_t>(next_step_.size());
-  for (const Value& context : result->additional_contexts) {
-    Value::Array inserted;
-    inserted.push_back(context);
-    events.push_back(Splice("next-step", pending++, 0, std::move(inserted)));
-  }
-  if (loose.notes) {
-    for (auto& [type, data] : loose.notes(*result)) {
-      log::Event e = NewEvent(type, std::move(data));
-      e.ignorable = true;
-      events.push_back(std::move(e));
+  Status recorded = co_await Commit([&](const Emit& emit) {
+    --loose_in_flight_;
+    if (!record_first) {
+      std::vector<log::Event> start = CallStartEvents(loose, &call_seq);
+      for (log::Event& e : start) e.time = asked_at;
+      emit(std::move(start));  // folded first: the result names the step it opened
     }
+    std::vector<log::Event> events;
+    events.push_back(ToolResultEvent(call.id, call_seq, *result));
+    if (env_.card_snapshots) events.push_back(CardSnapshot(call, *result, def ? def->presenter.get() : nullptr));
+    int64_t pending = static_cast<int64_t>(next_step_.size());
+    for (const Value& context : result->additional_contexts) {
+      Value::Array inserted;
+      inserted.push_back(context);
+      events.push_back(Splice("next-step", pending++, 0, std::move(inserted)));
+    }
+    if (loose.notes) {
+      for (auto& [type, data] : loose.notes(*result)) {
+        log::Event e = NewEvent(type, std::move(data));
+        e.ignorable = true;
+        events.push_back(std::move(e));
+      }
+    }
+    if (loose_in_flight_ == 0) events.push_back(NewEvent(log::kStepEnd, TurnStepData(turn_, step_)));
+    emit(std::move(events));
+  });
+  if (!recorded.ok()) {
+    settle();  // the failed commit undid the builder's
+    co_return recorded;
   }
-  if (loose_in_flight_ == 0) events.push_back(NewEvent(log::kStepEnd, TurnStepData(turn_, step_)));
-  if (Status st = Append(std::move(events)); !st.ok()) co_return st;
   co_return result;
 }
 

@@ -24,7 +24,12 @@
 // tool-call block, appended with its tool/call (and, when none is open, the
 // turn/start and step/start) in one durable append before its body runs.
 // Calls that overlap share a step; the step ends with the result of the last
-// one in flight.
+// one in flight. A call of a tool whose hints say it is read-only and stays
+// in the workspace has no side effect to precede: it is recorded in one
+// append with its result (the same events, stamped with the time it was
+// asked), which halves the commits of the commonest calls. Records that are
+// ready at the same moment — calls in flight finishing together — share one
+// commit (group commit).
 //
 // Open() resumes an existing session: a turn a crash left open is closed
 // first with dsh's interrupted-turn closers (TOOL_OUTCOME_UNKNOWN for a call
@@ -148,6 +153,20 @@ class SessionRecorder {
   // turn/start (when no turn is open), the inbox claims, step/start and the
   // claimed user messages: what opens a step.
   std::vector<log::Event> OpenStepEvents(bool new_turn);
+  // What starts a RunCall call: OpenStepEvents when no step is open, its
+  // assistant/message and its tool/call (whose seq goes to `call_seq`).
+  std::vector<log::Event> CallStartEvents(const LooseCall& loose, int64_t* call_seq);
+  // Group commit for RunCall: records what `build` emits in one append with
+  // what the other calls ready to commit at the same moment emit (one
+  // transaction for all). Builders run at the commit, in turn, under the
+  // lock; each emitted run of events is folded into the state at once, so
+  // what a builder builds next sees it. RunCall's callers share one executor
+  // thread, which is what the group lives on.
+  using Emit = std::function<void(std::vector<log::Event>)>;
+  using Builder = std::function<void(const Emit&)>;
+  struct PendingCommit;
+  asio::awaitable<Status> Commit(Builder build);
+  Status CommitGroup(const std::vector<std::shared_ptr<PendingCommit>>& group);
   log::Event Splice(const std::string& target, int64_t start, int64_t removed, json::Value::Array inserted);
   log::Event ToolResultEvent(const std::string& call_id, int64_t call_seq, const ToolResult& result);
   // The card snapshot of a recorded call (RecorderEnv::card_snapshots), from
@@ -165,7 +184,10 @@ class SessionRecorder {
   int step_ = 0;
   bool in_turn_ = false;
   bool in_step_ = false;
-  int loose_in_flight_ = 0;  // RunCall calls between their tool/call and tool/result
+  int loose_in_flight_ = 0;  // RunCall calls not yet recorded with their result
+  size_t running_calls_ = 0;                            // RunCall coroutines alive
+  std::vector<std::shared_ptr<PendingCommit>> group_;  // the next group commit
+  std::shared_ptr<asio::steady_timer> group_done_;     // cancelled when it is made
   std::vector<json::Value> next_turn_;  // pending inbox lists (dsh-agent)
   std::vector<json::Value> next_step_;
 };

@@ -2,6 +2,7 @@
 // (dsh-session-log §5.3, §6) and how a batch is scheduled (§9.2).
 #include <chrono>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "engine/json/writer.h"
@@ -294,6 +295,137 @@ std::vector<std::string> RunTraced(ToolRuntime& rt, const std::vector<std::pair<
   Status st = testing::RunSync(RunBatch(rt, std::move(inputs), max_parallel, Signal(), hooks));
   EXPECT_TRUE(st.ok());
   return trace;
+}
+
+// ---- calls that arrive one at a time (SessionRecorder::RunCall) ----
+
+// An EventLog that counts appends and can refuse them (a full disk).
+class CountingLog final : public log::EventLog {
+ public:
+  Status CreateSession(const log::SessionHeader& h) override { return inner_.CreateSession(h); }
+  Result<log::SessionHeader> ReadHeader(std::string_view id) override { return inner_.ReadHeader(id); }
+  Result<log::AppendOutcome> Append(std::string_view id, int64_t expected,
+                                    std::span<const log::EventRecord> batch) override {
+    ++appends;
+    if (refuse) return Status::IoError("disk full");
+    return inner_.Append(id, expected, batch);
+  }
+  Result<std::vector<log::EventRecord>> Read(std::string_view id, int64_t from) override { return inner_.Read(id, from); }
+  Result<int64_t> NextSeq(std::string_view id) override { return inner_.NextSeq(id); }
+  std::string Types() {
+    std::string s;
+    const std::vector<log::EventRecord> records = inner_.Read("s", 0).value();
+    for (const log::EventRecord& r : records) s += (s.empty() ? "" : " ") + r.event.type;
+    return s;
+  }
+  bool InvariantsHold() {
+    log::InvariantChecker checker;
+    const std::vector<log::EventRecord> records = inner_.Read("s", 0).value();
+    for (const log::EventRecord& r : records) {
+      if (!checker.Check(r.event).ok()) return false;
+    }
+    return true;
+  }
+  int appends = 0;
+  bool refuse = false;
+
+ private:
+  log::InMemoryEventLog inner_;
+};
+
+class LooseCallTest : public ::testing::Test {
+ protected:
+  LooseCallTest() {
+    log::SessionHeader header;
+    header.id = "s";
+    rec_ = std::move(SessionRecorder::Open(log_, header, CountingEnv())).value();
+  }
+  LooseCall Loose(const std::string& id, const std::string& name, const std::string& args) {
+    return {.call = {id, name, args}, .provider = "mcp", .model = "client", .signal = {}, .agent = nullptr};
+  }
+  // Runs the calls at once on one executor, as a front end's requests do.
+  std::vector<Result<ToolResultPtr>> RunTogether(std::vector<LooseCall> calls) {
+    asio::io_context io;
+    std::vector<Result<ToolResultPtr>> out(calls.size(), Status::FailedPrecondition("did not run"));
+    for (size_t i = 0; i < calls.size(); ++i) {
+      asio::co_spawn(io, [&, i, c = calls[i]]() mutable -> asio::awaitable<void> {
+        out[i] = co_await rec_->RunCall(rt_, std::move(c));
+      }, asio::detached);
+    }
+    io.run();
+    return out;
+  }
+  static ToolDefinitionPtr SafeEcho(std::string name, bool side_effect_free) {
+    ToolDefinition spec = EchoSpec(std::move(name));
+    spec.is_concurrency_safe = [](const Value&) { return true; };
+    if (side_effect_free) spec.hints = ToolHints{.read_only = true, .destructive = false, .open_world = false};
+    return Define(spec);
+  }
+  CountingLog log_;
+  ToolRuntime rt_{RuntimeOptions{.blocking_threads = 4}};
+  std::unique_ptr<SessionRecorder> rec_;
+};
+
+TEST_F(LooseCallTest, EachCallHasItsOwnAssistantMessageAndOverlappingCallsShareAStep) {
+  Registration r = MustRegister(rt_, SafeEcho("echo", false));
+  auto results = RunTogether({Loose("a", "echo", R"({"s":"1"})"), Loose("b", "echo", R"({"s":"2"})")});
+  for (auto& res : results) ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_EQ(log_.Types(),
+            "turn/start step/start assistant/message tool/call assistant/message tool/call tool/result tool/result "
+            "step/end");
+  EXPECT_TRUE(log_.InvariantsHold());
+  // Both starts went in one commit; the results share one when they finish together.
+  EXPECT_LE(log_.appends, 3);
+  ASSERT_TRUE(rec_->EndTurn(Value::MakeObject({{"kind", "completed"}})).ok());
+  EXPECT_TRUE(log_.InvariantsHold());
+}
+
+TEST_F(LooseCallTest, ASideEffectFreeCallIsRecordedWithItsResultInOneCommit) {
+  std::string seen_by_body = "?";
+  ToolDefinition spec = EchoSpec("look");
+  spec.hints = ToolHints{.read_only = true, .destructive = false, .open_world = false};
+  spec.execute = [&](ToolRunContext& run) {
+    seen_by_body = log_.Types();
+    return *run.arguments().Find("s");
+  };
+  Registration r = MustRegister(rt_, Define(spec));
+  auto results = RunTogether({Loose("a", "look", R"({"s":"x"})")});
+  ASSERT_TRUE(results[0].ok());
+  EXPECT_EQ(seen_by_body, "");  // nothing recorded before the body: it has no side effect to precede
+  EXPECT_EQ(log_.appends, 1);
+  EXPECT_EQ(log_.Types(), "turn/start step/start assistant/message tool/call tool/result step/end");
+  EXPECT_TRUE(log_.InvariantsHold());
+}
+
+TEST_F(LooseCallTest, ACallWhoseToolCallCannotBeRecordedDoesNotRunAndTheNextOneRecords) {
+  bool ran = false;
+  ToolDefinition spec = EchoSpec("act");
+  spec.execute = [&](ToolRunContext& run) {
+    ran = true;
+    return *run.arguments().Find("s");
+  };
+  Registration r = MustRegister(rt_, Define(spec));
+  log_.refuse = true;
+  auto failed = RunTogether({Loose("a", "act", R"({"s":"x"})")});
+  EXPECT_FALSE(failed[0].ok());
+  EXPECT_THAT(failed[0].status().message(), ::testing::HasSubstr("disk full"));
+  EXPECT_FALSE(ran);  // the side effect must not happen unrecorded
+  log_.refuse = false;
+  auto ok = RunTogether({Loose("b", "act", R"({"s":"y"})")});
+  ASSERT_TRUE(ok[0].ok()) << ok[0].status().message();
+  EXPECT_TRUE(ran);
+  EXPECT_EQ(log_.Types(), "turn/start step/start assistant/message tool/call tool/result step/end");
+  EXPECT_TRUE(log_.InvariantsHold());
+}
+
+TEST_F(LooseCallTest, ManyReadyCallsShareOneGroupCommit) {
+  Registration r = MustRegister(rt_, SafeEcho("look", true));
+  std::vector<LooseCall> calls;
+  for (int i = 0; i < 20; ++i) calls.push_back(Loose("c" + std::to_string(i), "look", R"({"s":"x"})"));
+  auto results = RunTogether(calls);
+  for (auto& res : results) ASSERT_TRUE(res.ok());
+  EXPECT_LT(log_.appends, 20);
+  EXPECT_TRUE(log_.InvariantsHold());
 }
 
 TEST(BatchSchedulerTest, SafeCallsOverlapAndCommitInModelOrder) {

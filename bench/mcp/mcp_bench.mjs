@@ -1,0 +1,89 @@
+// MCP round trips, side by side in one run, through one client: the official MCP
+// TypeScript SDK Client over stdio against
+//   retrace-normal  `retrace mcp` recording every call durably at --durability normal
+//   retrace-full    the same at --durability full (an fsync per commit)
+//   ts-sdk          the SDK's own McpServer with the same trivial tool, recording nothing
+// Two trivial tools: `read` of a one-line file (read-only and concurrency-safe: retrace
+// records its call with its result in one commit, and calls in flight share group
+// commits) and `write` of a one-line file (a side effect: retrace makes the tool/call
+// durable before the body, so two commits; an exclusive call, so 8 in flight queue).
+// What is measured is the protocol, the pipeline and the recording. Sequential calls,
+// then 8 in flight; servers alternate round by round so drift on a noisy machine hits
+// them alike.
+// usage: node mcp_bench.mjs <upstream dir> <retrace binary> [--calls N] [--rounds R]
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const [upstream, retrace, ...rest] = process.argv.slice(2);
+const flag = (name, dflt) => { const i = rest.indexOf(name); return i >= 0 ? Number(rest[i + 1]) : dflt; };
+const calls = flag('--calls', 2000);
+const rounds = flag('--rounds', 3);
+const sdk = (sub) => import(pathToFileURL(resolve(upstream, 'node_modules/@modelcontextprotocol/sdk/dist/esm', sub)).href);
+const { Client } = await sdk('client/index.js');
+const { StdioClientTransport } = await sdk('client/stdio.js');
+const here = dirname(fileURLToPath(import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'retrace-mcp-bench-'));
+writeFileSync(join(dir, 'a.txt'), 'hello\n');
+const tools = {
+  read: { name: 'read', arguments: { file_path: 'a.txt' } },
+  write: { name: 'write', arguments: { file_path: 'b.txt', content: 'hello\n' } },
+};
+
+const servers = {
+  'retrace-normal': (i) => ({ command: retrace, args: ['--db', join(dir, `n${i}.db`), '--durability', 'normal', 'mcp', '--workspace', dir] }),
+  'retrace-full': (i) => ({ command: retrace, args: ['--db', join(dir, `f${i}.db`), '--durability', 'full', 'mcp', '--workspace', dir] }),
+  'ts-sdk': () => ({ command: process.execPath, args: [join(here, 'ts_server.mjs'), upstream, dir] }),
+};
+
+async function connect(params) {
+  const client = new Client({ name: 'retrace-mcp-bench', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ ...params, stderr: 'ignore' }));
+  await client.listTools();  // the client validates structuredContent from here on, for every server
+  return client;
+}
+
+async function call(client, tool) {
+  const t = process.hrtime.bigint();
+  const r = await client.callTool(tool);
+  if (r.isError) throw new Error(`${tool.name} failed: ${JSON.stringify(r.content)}`);
+  return Number(process.hrtime.bigint() - t) / 1e6;
+}
+
+async function measure(client, tool, inFlight) {
+  for (let i = 0; i < 50; i++) await call(client, tool);  // warm-up
+  const lat = [];
+  const start = process.hrtime.bigint();
+  let next = 0;
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (next < calls) { next++; lat.push(await call(client, tool)); }
+  }));
+  const secs = Number(process.hrtime.bigint() - start) / 1e9;
+  lat.sort((a, b) => a - b);
+  const q = (p) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))];
+  return { p50: q(0.5), p99: q(0.99), perSec: calls / secs };
+}
+
+const results = {};
+for (let round = 0; round < rounds; round++) {
+  for (const tool of Object.values(tools)) {
+    for (const [name, params] of Object.entries(servers)) {
+      for (const inFlight of [1, 8]) {
+        const client = await connect(params(`${round}-${tool.name}-${inFlight}`));
+        const m = await measure(client, tool, inFlight);
+        await client.close();
+        (results[`${tool.name} ${name} x${inFlight}`] ??= []).push(m);
+      }
+    }
+  }
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+console.log(`${calls} calls per run, ${rounds} rounds, median of rounds`);
+console.log('tool   server              in flight   p50 ms   p99 ms    calls/s');
+for (const [key, ms] of Object.entries(results)) {
+  const [tool, name, x] = key.split(' ');
+  console.log(`${tool.padEnd(7)}${name.padEnd(20)}${x.slice(1).padStart(9)}${median(ms.map((m) => m.p50)).toFixed(3).padStart(9)}` +
+    `${median(ms.map((m) => m.p99)).toFixed(3).padStart(9)}${median(ms.map((m) => m.perSec)).toFixed(0).padStart(11)}`);
+}
+rmSync(dir, { recursive: true, force: true });

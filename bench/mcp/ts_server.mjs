@@ -1,0 +1,40 @@
+// The baseline for bench/mcp/mcp_bench.mjs: the official MCP TypeScript SDK's own
+// McpServer over stdio, recording nothing, serving two trivial tools with the shapes of
+// retrace's: `read` (a small file, line-numbered; read-only) and `write` (a small file;
+// a side effect).
+// usage: node ts_server.mjs <upstream dir> <workspace>
+import { readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+
+const [upstream, workspace] = process.argv.slice(2);
+const sdk = (sub) => import(pathToFileURL(resolve(upstream, 'node_modules/@modelcontextprotocol/sdk/dist/esm', sub)).href);
+const { McpServer } = await sdk('server/mcp.js');
+const { StdioServerTransport } = await sdk('server/stdio.js');
+const { z } = await import(pathToFileURL(resolve(upstream, 'node_modules/zod/index.js')).href);
+
+const server = new McpServer({ name: 'ts-baseline', version: '1.0.0' });
+server.registerTool('read', {
+  title: 'Read file',
+  description: 'Read a UTF-8 text file and return line-numbered content.',
+  inputSchema: { file_path: z.string() },
+  outputSchema: { path: z.string(), lines: z.array(z.object({ number: z.number(), text: z.string() })) },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+}, async ({ file_path }) => {
+  const path = resolve(workspace, file_path);
+  const lines = readFileSync(path, 'utf8').split('\n').filter((l, i, a) => i < a.length - 1 || l !== '')
+    .map((text, i) => ({ number: i + 1, text }));
+  const text = lines.map((l) => `${l.number}: ${l.text}`).join('\n');
+  return { content: [{ type: 'text', text }], structuredContent: { path, lines } };
+});
+server.registerTool('write', {
+  title: 'Write file',
+  description: 'Write a UTF-8 text file.',
+  inputSchema: { file_path: z.string(), content: z.string() },
+  outputSchema: { path: z.string(), bytes: z.number() },
+}, async ({ file_path, content }) => {
+  const path = resolve(workspace, file_path);
+  writeFileSync(path, content);
+  return { content: [{ type: 'text', text: `Wrote ${path}` }], structuredContent: { path, bytes: Buffer.byteLength(content) } };
+});
+await server.connect(new StdioServerTransport());

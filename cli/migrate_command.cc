@@ -2,35 +2,28 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
+#include <functional>
 
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "cli/format.h"
-#include "check/replay_check.h"
-#include "store/backup.h"
-#include "store/migrations.h"
-#include "store/rewrite.h"
+#include "service/migrate.h"
 
 namespace retrace::cli {
 namespace {
 
 int Report(const Context& ctx, bool dry_run) {
-  auto db = store::Db::Open(ctx.db_path, store::Db::Mode::kReadOnly);
-  if (!db.ok()) return ctx.Fail(db.status());
-  auto state = store::InspectSchema(*db, store::EmbeddedMigrations());
+  Result<service::SchemaStatus> state = service::InspectSchema(ctx.catalog());
   if (!state.ok()) return ctx.Fail(state.status());
   std::fprintf(ctx.out, "%s: schema version %d%s; this retrace knows up to version %d\n", ctx.db_path.c_str(),
-               state->current_version, state->fresh ? " (not initialized)" : "",
-               store::EmbeddedMigrations().back().version);
+               state->current_version, state->fresh ? " (not initialized)" : "", state->known_version);
   if (state->pending.empty()) {
     std::fprintf(ctx.out, "up to date: no pending migrations\n");
     return kExitOk;
   }
   std::fprintf(ctx.out, "%s:\n", dry_run ? "would apply, in order (nothing changed)" : "pending migrations");
-  for (const auto& m : state->pending) {
-    std::fprintf(ctx.out, "  %04d  %.*s  checksum %s\n", m.version, static_cast<int>(m.name.size()), m.name.data(),
-                 store::MigrationChecksum(m.sql).c_str());
+  for (const service::PendingMigration& m : state->pending) {
+    std::fprintf(ctx.out, "  %04d  %s  checksum %s\n", m.version, m.name.c_str(), m.checksum.c_str());
   }
   return kExitOk;
 }
@@ -43,72 +36,33 @@ std::string BackupPath(const Context& ctx, int version) {
   return ctx.db_path + ".v" + std::to_string(version) + "-" + stamp + ".bak";
 }
 
-// Copies the store into `out` with upcast payloads, and keeps the copy only if
-// every session's cards are identical before and after.
 int Rewrite(const Context& ctx, const std::string& out) {
-  auto store = ctx.OpenStore(false, /*create=*/false);
-  if (!store.ok()) return ctx.Fail(store.status());
-  std::error_code ec;
-  const std::string partial = out + ".partial";
-  if (std::filesystem::exists(out, ec)) return ctx.Fail(Status::AlreadyExists(out + " already exists"));
-  for (const char* suffix : {"", "-wal", "-shm", "-lock"}) std::filesystem::remove(partial + suffix, ec);
-  auto discard = [&] {
-    for (const char* suffix : {"", "-wal", "-shm", "-lock"}) std::filesystem::remove(partial + suffix, ec);
-  };
   const bool tty = isatty(fileno(ctx.err));
-  std::string scratch = std::filesystem::path(partial).parent_path().string();  // beside the copy
-  if (scratch.empty()) scratch = ".";
-  auto report = store::RewriteStore(**store, partial, scratch, [&](int64_t done, int64_t total) {
+  Result<service::RewriteOutcome> r = service::RewriteVerified(ctx.catalog(), out, [&](int64_t done, int64_t total) {
     if (tty) std::fprintf(ctx.err, "\rrewriting: %lld/%lld sessions", static_cast<long long>(done), static_cast<long long>(total));
   });
   if (tty) std::fputc('\n', ctx.err);
-  if (!report.ok()) {
-    discard();
-    return ctx.Fail(report.status());
-  }
-  auto differences = check::CompareStoreCards(ctx.db_path, partial);
-  if (!differences.ok() || !differences->empty()) {
-    discard();
-    if (!differences.ok()) return ctx.Fail(differences.status().WithContext("verifying the rewrite by replay"));
-    for (const std::string& d : *differences) std::fprintf(ctx.err, "  %s\n", d.c_str());
-    return ctx.Fail(Status::FailedPrecondition("rewrite refused: the cards of " + std::to_string(differences->size()) +
+  if (!r.ok()) return ctx.Fail(r.status());
+  if (!r->differences.empty()) {
+    for (const std::string& d : r->differences) std::fprintf(ctx.err, "  %s\n", d.c_str());
+    return ctx.Fail(Status::FailedPrecondition("rewrite refused: the cards of " + std::to_string(r->differences.size()) +
                                                " calls would change (listed above); nothing was written"));
   }
-  std::filesystem::rename(partial, out, ec);  // every connection to it is closed: no -wal beside it
-  if (ec) {
-    discard();
-    return ctx.Fail(Status::IoError("cannot rename " + partial + " to " + out + ": " + ec.message()));
-  }
-  discard();  // the copy's lock file
   std::fprintf(ctx.out, "rewrote %lld sessions (%lld events, %lld upcast to current shapes) into %s; every card verified identical\n",
-               static_cast<long long>(report->sessions), static_cast<long long>(report->events),
-               static_cast<long long>(report->upcast), out.c_str());
+               static_cast<long long>(r->sessions), static_cast<long long>(r->events),
+               static_cast<long long>(r->upcast), out.c_str());
   return kExitOk;
 }
 
 int Run(const Context& ctx, bool status, bool dry_run, bool backup, const std::string& rewrite) {
   if (!rewrite.empty()) return Rewrite(ctx, rewrite);
   if (status || dry_run) return Report(ctx, dry_run);
-  std::error_code ec;
-  if (!std::filesystem::exists(ctx.db_path, ec)) return ctx.Fail(Status::NotFound("no database at " + ctx.db_path));
-  {
-    // Before changing anything: what would change, and a copy to go back to.
-    auto db = store::Db::Open(ctx.db_path, store::Db::Mode::kReadOnly);
-    if (!db.ok()) return ctx.Fail(db.status());
-    auto state = store::InspectSchema(*db, store::EmbeddedMigrations());
-    if (!state.ok()) return ctx.Fail(state.status());
-    if (!state->pending.empty() && !state->fresh && backup) {
-      const std::string path = BackupPath(ctx, state->current_version);
-      Status st = store::BackupDatabase(ctx.db_path, path);
-      if (!st.ok()) return ctx.Fail(st.WithContext("backup before migrating (nothing was changed)"));
-      std::fprintf(ctx.out, "backup of schema version %d: %s\n", state->current_version, path.c_str());
-    }
-  }
-  auto store = ctx.OpenStore(/*migrate=*/true);
-  if (!store.ok()) return ctx.Fail(store.status());
-  auto version = (*store)->SchemaVersion();
-  if (!version.ok()) return ctx.Fail(version.status());
-  std::fprintf(ctx.out, "%s: at schema version %lld\n", ctx.db_path.c_str(), static_cast<long long>(*version));
+  Result<service::MigrateOutcome> r = service::Migrate(
+      ctx.catalog(), backup ? std::function<std::string(int)>([&](int version) { return BackupPath(ctx, version); })
+                            : std::function<std::string(int)>());
+  if (!r.ok()) return ctx.Fail(r.status());
+  if (r->backup) std::fprintf(ctx.out, "backup of schema version %d: %s\n", r->backup_version, r->backup->c_str());
+  std::fprintf(ctx.out, "%s: at schema version %lld\n", ctx.db_path.c_str(), static_cast<long long>(r->version));
   return kExitOk;
 }
 

@@ -1,5 +1,5 @@
 // Catalog: a retrace database and the sessions in it, as every front end
-// (the CLI now; MCP, ACP and the web viewer next) opens and names them. The
+// (the CLI and MCP now; ACP and the web viewer next) opens and names them. The
 // front ends hand it what only they may read — the database path from their
 // flags or environment, the wall clock — and call the use cases below it
 // (service/replay.h) instead of composing the store themselves.

@@ -1,6 +1,8 @@
 // retrace mcp --workspace DIR [--session ID]
 #include <unistd.h>
 
+#include <csignal>
+
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "cli/script_session.h"
@@ -16,6 +18,10 @@ struct McpOptions {
 };
 
 int Run(const Context& ctx, const McpOptions& opt) {
+  // A client that stops reading our answers ends the session as end of input
+  // does (mcp/stdio.h); without this its closed pipe would kill the process
+  // mid-call with SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   service::LiveOptions live_options = LiveOptionsFor(ctx, opt.session);
   Result<std::unique_ptr<service::LiveSession>> live = service::LiveSession::Open(ctx.catalog(), live_options);
   if (!live.ok()) return ctx.Fail(live.status());

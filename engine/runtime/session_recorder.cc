@@ -421,7 +421,9 @@ asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& run
     ToolCallInput input{call.id, std::nullopt, call.name, ParseModelArguments(call.arguments),
                         loose.agent, std::nullopt, loose.signal, session_id_};
     Stage stage = co_await runtime.Prepare(std::move(input));
-    if (stage.kind == Stage::Kind::kDispatch) stage = co_await runtime.Dispatch(stage.exec);
+    if (stage.kind == Stage::Kind::kDispatch) {
+      stage = co_await runtime.Dispatch(stage.exec);
+    }
     result = runtime.Complete(std::move(stage));
   }
 

@@ -275,6 +275,21 @@ TEST_F(McpTest, EndOfInputFinishesTheCallsInFlightAndClosesTheTurn) {
   EXPECT_THAT(Retrace("events s1").out, HasSubstr("turn/end             turn 1 completed"));
 }
 
+TEST_F(McpTest, AClientThatStopsReadingEndsTheSessionLikeEndOfInput) {
+  std::string lines = kInit;
+  for (int i = 1; i <= 300; ++i) {
+    lines += R"({"jsonrpc":"2.0","id":)" + std::to_string(i) +
+             R"(,"method":"tools/call","params":{"name":"glob","arguments":{"pattern":"*"}}})" "\n";
+  }
+  WriteFile(dir_ / "in.jsonl", lines);
+  // The reader goes away after 100 bytes: the answers hit a closed pipe (EPIPE, not SIGPIPE).
+  retrace::testing::ShellOutcome r = Shell("bash -c '" + kRetrace + " --db " + Db() + " mcp --workspace " + Workspace() +
+                                           " --session s1 <" + (dir_ / "in.jsonl") +
+                                           " 2>/dev/null | head -c 100 >/dev/null; echo rc=${PIPESTATUS[0]}'");
+  EXPECT_THAT(r.out, HasSubstr("rc=0"));
+  EXPECT_THAT(Retrace("events s1").out, HasSubstr("turn/end             turn 1 completed"));
+}
+
 TEST_F(McpTest, AConnectionThatCallsNoToolRecordsNothing) {
   Served s = Serve(std::string(kInit) + R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})" "\n");
   EXPECT_EQ(s.code, 0);

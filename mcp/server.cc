@@ -188,14 +188,8 @@ asio::awaitable<void> Server::RunCall(std::shared_ptr<Call> call) {
     send_(ErrorFrame(call->id, kInternalError, "Internal error: could not record the call: " + result.status().message()));
     co_return;
   }
-  runtime::ToolDefinitionPtr def = live_.runtime().registry().Get(call->name, live_.agent());
-  if (!def) {  // unregistered while it ran: answer without structured output
-    Value::Array content;
-    for (const Value& block : (*result)->content) content.push_back(block);
-    send_(ResultFrame(call->id, Value::MakeObject({{"content", Value(std::move(content))}, {"isError", (*result)->is_error}})));
-    co_return;
-  }
-  send_(ResultFrame(call->id, CallResult(**result, *def, HasStructuredOutput(version_))));
+  const runtime::ToolDefinitionPtr def = live_.runtime().registry().Get(call->name, live_.agent());
+  send_(ResultFrame(call->id, CallResult(**result, def.get(), HasStructuredOutput(version_))));
 }
 
 asio::awaitable<void> Server::ReportProgress(std::shared_ptr<Call> call) {

@@ -54,12 +54,12 @@ Value ToolEntry(const runtime::ToolSchema& schema, const runtime::ToolDefinition
   return tool;
 }
 
-Value CallResult(const runtime::ToolResult& result, const runtime::ToolDefinition& def, bool structured) {
+Value CallResult(const runtime::ToolResult& result, const runtime::ToolDefinition* def, bool structured) {
   Value::Array content;
   for (const Value& block : result.content) content.push_back(McpBlock(block));
   Value out = Value::MakeObject({{"content", Value(std::move(content))}});
-  if (structured && !result.is_error && result.value) {
-    out.Set("structuredContent", OutputIsObject(def) ? *result.value : Value::MakeObject({{"result", *result.value}}));
+  if (structured && def && !result.is_error && result.value) {
+    out.Set("structuredContent", OutputIsObject(*def) ? *result.value : Value::MakeObject({{"result", *result.value}}));
   }
   out.Set("isError", result.is_error);
   return out;

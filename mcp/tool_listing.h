@@ -23,8 +23,8 @@ json::Value ToolEntry(const runtime::ToolSchema& schema, const runtime::ToolDefi
 // {content, structuredContent?, isError}: content = the tool's blocks (text
 // blocks as they are; any other block as a text block holding its JSON),
 // structuredContent = the canonical value of a success (wrapped when the
-// schema root is not an object), when `structured`.
-json::Value CallResult(const runtime::ToolResult& result, const runtime::ToolDefinition& def, bool structured);
+// schema root is not an object), when `structured` and the tool is known.
+json::Value CallResult(const runtime::ToolResult& result, const runtime::ToolDefinition* def, bool structured);
 
 }  // namespace retrace::mcp
 

@@ -145,6 +145,8 @@ TEST_F(McpTest, SdkClientCallsEveryBuiltinToolAndTheSessionLoadsInDsh) {
   EXPECT_THAT(notes, HasSubstr("error,1"));    // Unknown tool: nope
   EXPECT_THAT(notes, HasSubstr("isError,2"));  // invalid arguments; a path outside the workspace
   EXPECT_THAT(Retrace("audit tools --session tour").out, HasSubstr("bash"));
+  // Full-text search finds what the tools returned (the file read back holds "gamma" after the edit).
+  EXPECT_THAT(Retrace("search gamma --session tour").out, HasSubstr("tool/result"));
 }
 
 TEST_F(McpTest, SdkClientAbortIsRecordedAsAbortedAndGetsNoAnswer) {

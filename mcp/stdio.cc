@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -99,17 +100,19 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
         io,
         [&]() -> asio::awaitable<void> {
           if (outcome.signalled && server.in_flight() > 0) {
-            // Give the calls their grace period, then abort what still runs.
-            asio::steady_timer grace(io, options.shutdown_grace);
-            bool drained = false;
-            asio::co_spawn(io, [&]() -> asio::awaitable<void> {
+            // Give the calls their grace period, then abort what still runs. The
+            // watcher may outlive this frame (it wakes after the abort too), so what
+            // it touches is shared.
+            auto grace = std::make_shared<asio::steady_timer>(io, options.shutdown_grace);
+            auto drained = std::make_shared<bool>(false);
+            asio::co_spawn(io, [&server, grace, drained]() -> asio::awaitable<void> {
               co_await server.Drain();
-              drained = true;
-              grace.cancel();
+              *drained = true;
+              grace->cancel();
             }, asio::detached);
             boost::system::error_code ec;
-            co_await grace.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-            if (!drained) {
+            co_await grace->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            if (!*drained) {
               outcome.aborted_calls = static_cast<int64_t>(server.in_flight());
               server.AbortAll("the server is shutting down");
             }

@@ -215,6 +215,20 @@ log::Event SessionRecorder::ToolResultEvent(const std::string& call_id, int64_t 
   return e;
 }
 
+std::vector<log::Event> SessionRecorder::ResultEvents(const ModelToolCall& call, int64_t call_seq,
+                                                      const ToolResult& result, const ToolDefinition* def) {
+  std::vector<log::Event> events;
+  events.push_back(ToolResultEvent(call.id, call_seq, result));
+  if (env_.card_snapshots) events.push_back(CardSnapshot(call, result, def ? def->presenter.get() : nullptr));
+  int64_t pending = static_cast<int64_t>(next_step_.size());
+  for (const Value& context : result.additional_contexts) {
+    Value::Array inserted;
+    inserted.push_back(context);
+    events.push_back(Splice("next-step", pending++, 0, std::move(inserted)));
+  }
+  return events;
+}
+
 log::Event SessionRecorder::CardSnapshot(const ModelToolCall& call, const ToolResult& result,
                                          const presenters::ToolPresenter* p) {
   const Value args = log::ParseToolArguments(call.arguments, log::NumberOverflow::kKeepText);
@@ -263,15 +277,7 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
   };
   hooks.on_commit = [&](size_t i, const ToolResultPtr& result) {
     std::lock_guard lock(mu_);
-    std::vector<log::Event> events;
-    events.push_back(ToolResultEvent(calls[i].id, call_seqs[i], *result));
-    if (env_.card_snapshots) events.push_back(CardSnapshot(calls[i], *result, defs[i] ? defs[i]->presenter.get() : nullptr));
-    int64_t pending = static_cast<int64_t>(next_step_.size());
-    for (const Value& context : result->additional_contexts) {
-      Value::Array inserted;
-      inserted.push_back(context);
-      events.push_back(Splice("next-step", pending++, 0, std::move(inserted)));
-    }
+    std::vector<log::Event> events = ResultEvents(calls[i], call_seqs[i], *result, defs[i].get());
     outcome.concludes_turn = outcome.concludes_turn || (!result->is_error && result->concludes_turn);
     outcome.errors += result->is_error;
     return Append(std::move(events));
@@ -434,15 +440,7 @@ asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& run
       for (log::Event& e : start) e.time = asked_at;
       emit(std::move(start));  // folded first: the result names the step it opened
     }
-    std::vector<log::Event> events;
-    events.push_back(ToolResultEvent(call.id, call_seq, *result));
-    if (env_.card_snapshots) events.push_back(CardSnapshot(call, *result, def ? def->presenter.get() : nullptr));
-    int64_t pending = static_cast<int64_t>(next_step_.size());
-    for (const Value& context : result->additional_contexts) {
-      Value::Array inserted;
-      inserted.push_back(context);
-      events.push_back(Splice("next-step", pending++, 0, std::move(inserted)));
-    }
+    std::vector<log::Event> events = ResultEvents(call, call_seq, *result, def.get());
     if (loose.notes) {
       for (auto& [type, data] : loose.notes(*result)) {
         log::Event e = NewEvent(type, std::move(data));

@@ -169,6 +169,10 @@ class SessionRecorder {
   Status CommitGroup(const std::vector<std::shared_ptr<PendingCommit>>& group);
   log::Event Splice(const std::string& target, int64_t start, int64_t removed, json::Value::Array inserted);
   log::Event ToolResultEvent(const std::string& call_id, int64_t call_seq, const ToolResult& result);
+  // What records a call's result: its tool/result, its card snapshot, and its
+  // additionalContexts as next-step injections.
+  std::vector<log::Event> ResultEvents(const ModelToolCall& call, int64_t call_seq, const ToolResult& result,
+                                       const ToolDefinition* def);
   // The card snapshot of a recorded call (RecorderEnv::card_snapshots), from
   // the presenter of the tool the call resolved to (none for an unknown tool).
   log::Event CardSnapshot(const ModelToolCall& call, const ToolResult& result, const presenters::ToolPresenter* p);

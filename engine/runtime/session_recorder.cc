@@ -288,27 +288,32 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
   co_return outcome;
 }
 
-std::vector<log::Event> SessionRecorder::CallStartEvents(const LooseCall& loose, int64_t* call_seq) {
+int64_t SessionRecorder::EmitCallStart(const LooseCall& loose, const Emit& emit, std::optional<int64_t> at) {
+  auto stamped = [&](std::vector<log::Event> events) {
+    if (at) {
+      for (log::Event& e : events) e.time = *at;
+    }
+    emit(std::move(events));
+  };
+  if (!in_step_) stamped(OpenStepEvents(/*new_turn=*/!in_turn_));  // folded: turn_ and step_ now name it
   const ModelToolCall& call = loose.call;
-  std::vector<log::Event> events;
-  if (!in_step_) events = OpenStepEvents(/*new_turn=*/!in_turn_);
-  const int turn = in_turn_ ? turn_ : turn_ + 1;
-  const int step = in_step_ ? step_ : (in_turn_ ? step_ + 1 : 1);
   Value::Array blocks;
   blocks.push_back(Value::MakeObject(
       {{"type", "tool-call"}, {"id", call.id}, {"name", call.name}, {"arguments", call.arguments}}));
   log::Event asked = NewEvent(log::kAssistantMessage,
-                              AssistantData(turn, step, std::move(blocks), loose.provider, loose.model, env_.new_id()),
+                              AssistantData(turn_, step_, std::move(blocks), loose.provider, loose.model, env_.new_id()),
                               /*surface=*/true);
   asked.source_event_seqs = std::vector<int64_t>{};
-  events.push_back(std::move(asked));
-  Value data = TurnStepData(turn, step);
+  Value data = TurnStepData(turn_, step_);
   data.Set("callId", call.id);
   data.Set("name", call.name);
   data.Set("arguments", call.arguments);
+  std::vector<log::Event> events;
+  events.push_back(std::move(asked));
   events.push_back(NewEvent(log::kToolCall, std::move(data)));
-  *call_seq = next_seq_ + static_cast<int64_t>(events.size()) - 1;
-  return events;
+  const int64_t call_seq = next_seq_ + 1;  // after the assistant message
+  stamped(std::move(events));
+  return call_seq;
 }
 
 namespace {
@@ -412,7 +417,7 @@ asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& run
     ++loose_in_flight_;
   }
   if (record_first) {
-    Status started = co_await Commit([&](const Emit& emit) { emit(CallStartEvents(loose, &call_seq)); });
+    Status started = co_await Commit([&](const Emit& emit) { call_seq = EmitCallStart(loose, emit, std::nullopt); });
     if (!started.ok()) {
       settle();
       co_return started;
@@ -435,11 +440,7 @@ asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& run
 
   Status recorded = co_await Commit([&](const Emit& emit) {
     --loose_in_flight_;
-    if (!record_first) {
-      std::vector<log::Event> start = CallStartEvents(loose, &call_seq);
-      for (log::Event& e : start) e.time = asked_at;
-      emit(std::move(start));  // folded first: the result names the step it opened
-    }
+    if (!record_first) call_seq = EmitCallStart(loose, emit, asked_at);  // folded first: the result names its step
     std::vector<log::Event> events = ResultEvents(call, call_seq, *result, def.get());
     if (loose.notes) {
       for (auto& [type, data] : loose.notes(*result)) {

@@ -153,16 +153,17 @@ class SessionRecorder {
   // turn/start (when no turn is open), the inbox claims, step/start and the
   // claimed user messages: what opens a step.
   std::vector<log::Event> OpenStepEvents(bool new_turn);
-  // What starts a RunCall call: OpenStepEvents when no step is open, its
-  // assistant/message and its tool/call (whose seq goes to `call_seq`).
-  std::vector<log::Event> CallStartEvents(const LooseCall& loose, int64_t* call_seq);
+  // Emits what starts a RunCall call — OpenStepEvents when no step is open,
+  // its assistant/message and its tool/call, stamped `at` when given — and
+  // returns the tool/call's seq.
+  using Emit = std::function<void(std::vector<log::Event>)>;
+  int64_t EmitCallStart(const LooseCall& loose, const Emit& emit, std::optional<int64_t> at);
   // Group commit for RunCall: records what `build` emits in one append with
   // what the other calls ready to commit at the same moment emit (one
   // transaction for all). Builders run at the commit, in turn, under the
   // lock; each emitted run of events is folded into the state at once, so
   // what a builder builds next sees it. RunCall's callers share one executor
   // thread, which is what the group lives on.
-  using Emit = std::function<void(std::vector<log::Event>)>;
   using Builder = std::function<void(const Emit&)>;
   struct PendingCommit;
   asio::awaitable<Status> Commit(Builder build);

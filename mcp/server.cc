@@ -164,7 +164,7 @@ asio::awaitable<void> Server::RunCall(std::shared_ptr<Call> call) {
     send_(ErrorFrame(call->id, kInternalError, "Internal error: could not record the call: " + st.message()));
     co_return;
   }
-  call->call_id = "mcp-" + live_.env().new_id();
+  call->call_id = "mcp-" + live_.NewId();
   if (call->progress_token) asio::co_spawn(executor_, ReportProgress(call), asio::detached);
   runtime::LooseCall loose{.call = {call->call_id, call->name, call->arguments},
                            .provider = "mcp",

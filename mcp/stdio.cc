@@ -137,6 +137,16 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
   }
 
   // The reader: lines off `in_fd`, each handed to the server on its thread.
+  // Hands one line to the server's thread once there is room in flight;
+  // false when the server is shutting down.
+  auto hand_over = [&](std::string text) {
+    if (!in_flight.Enter(stop)) return false;
+    std::shared_ptr<void> hold(nullptr, [&in_flight](void*) { in_flight.Leave(); });
+    asio::post(io, [&, text = std::move(text), hold = std::move(hold)]() mutable {
+      if (!stop) server.HandleLine(text, std::move(hold));  // after a shutdown began, lines are dropped
+    });
+    return true;
+  };
   std::thread reader([&] {
     std::string line;
     bool dropping = false;  // inside a line over the limit
@@ -168,21 +178,12 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
           asio::post(io, [&server, limit = options.max_frame_bytes] { server.RejectOversized(limit); });
           continue;
         }
-        if (!in_flight.Enter(stop)) return;
-        std::shared_ptr<void> hold(nullptr, [&in_flight](void*) { in_flight.Leave(); });
-        asio::post(io, [&, text = std::move(line), hold = std::move(hold)]() mutable {
-          if (!stop) server.HandleLine(text, std::move(hold));  // after a shutdown began, lines are dropped
-        });
+        if (!hand_over(std::move(line))) return;
         line.clear();
       }
     }
     // A last line without its newline is still a frame.
-    if (!stop && !dropping && !line.empty() && in_flight.Enter(stop)) {
-      std::shared_ptr<void> hold(nullptr, [&in_flight](void*) { in_flight.Leave(); });
-      asio::post(io, [&, text = std::move(line), hold = std::move(hold)]() mutable {
-        if (!stop) server.HandleLine(text, std::move(hold));
-      });
-    }
+    if (!stop && !dropping && !line.empty()) hand_over(std::move(line));
     asio::post(io, [&] { shut_down(false); });
   });
 

@@ -61,6 +61,7 @@ class LiveSession {
   runtime::ToolRuntime& runtime() { return runtime_; }
   const runtime::ScopePtr& agent() const { return agent_; }
   runtime::RecorderEnv env() const;
+  std::string NewId() const { return options_.new_id(); }  // a fresh id from the front end's source
   bool opened() const { return recorder_ != nullptr; }
 
   // The session's recorder, opening the session at the first use.

@@ -11,6 +11,16 @@ namespace retrace::mcp {
 
 namespace asio = runtime::asio;
 using json::Value;
+using rpc::ErrorFrame;
+using rpc::Frame;
+using rpc::IdText;
+using rpc::NotificationFrame;
+using rpc::Rejection;
+using rpc::ResultFrame;
+using rpc::kInternalError;
+using rpc::kInvalidParams;
+using rpc::kInvalidRequest;
+using rpc::kMethodNotFound;
 
 // A tools/call in flight.
 struct Server::Call {
@@ -34,7 +44,7 @@ Server::~Server() = default;
 
 void Server::HandleLine(std::string_view line, std::shared_ptr<void> hold) {
   if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;  // blank lines are not frames
-  std::variant<Frame, Rejection> parsed = ParseFrame(line);
+  std::variant<Frame, Rejection> parsed = rpc::ParseFrame(line);
   if (auto* rejected = std::get_if<Rejection>(&parsed)) {
     send_(ErrorFrame(rejected->id, rejected->code, rejected->message));
     return;

@@ -30,6 +30,7 @@
 #include "engine/runtime/asio.h"
 #include "engine/runtime/cancellation.h"
 #include "mcp/protocol.h"
+#include "rpc/json_rpc.h"
 #include "service/live_session.h"
 
 namespace retrace::mcp {
@@ -69,9 +70,9 @@ class Server {
 
  private:
   struct Call;
-  void Dispatch(const Frame& frame, std::shared_ptr<void> hold);
+  void Dispatch(const rpc::Frame& frame, std::shared_ptr<void> hold);
   json::Value Initialize(const json::Value& params);
-  void StartCall(const Frame& frame, std::shared_ptr<void> hold);
+  void StartCall(const rpc::Frame& frame, std::shared_ptr<void> hold);
   runtime::asio::awaitable<void> RunCall(std::shared_ptr<Call> call);
   runtime::asio::awaitable<void> ReportProgress(std::shared_ptr<Call> call);
   void Cancel(const json::Value& params);

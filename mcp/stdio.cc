@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "engine/json/value.h"
+#include "rpc/line_io.h"
 
 namespace retrace::mcp {
 
@@ -51,17 +52,6 @@ class InFlight {
   size_t count_ = 0;
 };
 
-bool WriteAll(int fd, const std::string& bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 }  // namespace
 
 Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_fd, ServerOptions server_options,
@@ -79,7 +69,7 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
   Server server(io.get_executor(), live,
                 [&](const std::string& frame) {
                   if (client_gone) return;
-                  if (!WriteAll(out_fd, frame + "\n")) {
+                  if (!rpc::WriteAll(out_fd, frame + "\n")) {
                     client_gone = true;  // nobody reads the answers: finish as at end of input
                     asio::post(io, [&] { shut_down(false); });
                   }
@@ -139,7 +129,7 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
   // The reader: lines off `in_fd`, each handed to the server on its thread.
   // Hands one line to the server's thread once there is room in flight;
   // false when the server is shutting down.
-  auto hand_over = [&](std::string text) {
+  auto hand_over = [&](std::string&& text) {
     if (!in_flight.Enter(stop)) return false;
     std::shared_ptr<void> hold(nullptr, [&in_flight](void*) { in_flight.Leave(); });
     asio::post(io, [&, text = std::move(text), hold = std::move(hold)]() mutable {
@@ -148,8 +138,11 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
     return true;
   };
   std::thread reader([&] {
-    std::string line;
-    bool dropping = false;  // inside a line over the limit
+    rpc::LineSplitter lines(options.max_frame_bytes);
+    auto oversized = [&] {
+      asio::post(io, [&server, limit = options.max_frame_bytes] { server.RejectOversized(limit); });
+      return true;
+    };
     char buf[64 * 1024];
     while (!stop) {
       pollfd fds[2] = {{in_fd, POLLIN, 0}, {wake[0], POLLIN, 0}};
@@ -161,29 +154,10 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
       ssize_t n = ::read(in_fd, buf, sizeof buf);
       if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
       if (n <= 0) break;  // end of input (or an error reading it): the client is done
-      size_t pos = 0;
-      while (pos < static_cast<size_t>(n)) {
-        const char* nl = static_cast<const char*>(std::memchr(buf + pos, '\n', static_cast<size_t>(n) - pos));
-        const size_t end = nl ? static_cast<size_t>(nl - buf) : static_cast<size_t>(n);
-        if (!dropping) line.append(buf + pos, end - pos);
-        if (line.size() > options.max_frame_bytes) {
-          dropping = true;
-          line.clear();
-          line.shrink_to_fit();
-        }
-        pos = end + (nl ? 1 : 0);
-        if (!nl) break;
-        if (dropping) {
-          dropping = false;
-          asio::post(io, [&server, limit = options.max_frame_bytes] { server.RejectOversized(limit); });
-          continue;
-        }
-        if (!hand_over(std::move(line))) return;
-        line.clear();
-      }
+      if (!lines.Feed(std::string_view(buf, static_cast<size_t>(n)), hand_over, oversized)) return;
     }
     // A last line without its newline is still a frame.
-    if (!stop && !dropping && !line.empty()) hand_over(std::move(line));
+    if (std::optional<std::string> last = lines.Finish(); last && !stop) hand_over(std::move(*last));
     asio::post(io, [&] { shut_down(false); });
   });
 

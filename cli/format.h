@@ -6,12 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/iso_time.h"  // IsoTime, for the commands
 #include "engine/base/status.h"
 
 namespace retrace::cli {
-
-// "2026-11-30T02:40:57.123Z" for a Unix-ms time.
-std::string IsoTime(int64_t ms);
 
 // Left-aligned columns separated by two spaces; the first row is the header.
 std::string AlignedTable(const std::vector<std::vector<std::string>>& rows);

@@ -1,5 +1,9 @@
 #include "service/catalog.h"
 
+#include <algorithm>
+
+#include "engine/log/session_title.h"
+
 namespace retrace::service {
 
 Result<std::unique_ptr<store::EventStore>> Catalog::Open(bool create, bool migrate) const {
@@ -23,8 +27,58 @@ Result<std::vector<store::SessionSummary>> Catalog::Sessions() const {
   return store->ListSessions();
 }
 
+namespace {
+
+std::string_view WithoutTrailingSlashes(std::string_view path) {
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  return path;
+}
+
+}  // namespace
+
+Result<SessionPage> Catalog::List(const SessionQuery& query) const {
+  Result<std::unique_ptr<store::EventStore>> opened = Open(/*create=*/false);
+  if (!opened.ok() && opened.status().code() == Status::Code::kNotFound && !query.after) return SessionPage{};
+  RETURN_IF_ERROR(opened.status());
+  std::shared_ptr<store::EventStore> store = std::move(*opened);
+  ASSIGN_OR_RETURN(std::vector<store::SessionSummary> all, store->ListSessions());
+  if (query.cwd) {
+    const std::string_view want = WithoutTrailingSlashes(*query.cwd);
+    std::erase_if(all, [&](const store::SessionSummary& s) { return !s.cwd || WithoutTrailingSlashes(*s.cwd) != want; });
+  }
+  auto begin = all.begin();
+  if (query.after) {
+    begin = std::find_if(all.begin(), all.end(), [&](const store::SessionSummary& s) { return s.id == *query.after; });
+    if (begin == all.end()) return Status::InvalidArgument("no session " + *query.after + " to continue the list after");
+    ++begin;
+  }
+  SessionPage page;
+  const auto end = begin + static_cast<std::ptrdiff_t>(std::min<size_t>(query.limit, all.end() - begin));
+  page.more = end != all.end();
+  for (auto it = begin; it != end; ++it) {
+    ASSIGN_OR_RETURN(store::EventSource source, store::EventSource::Stored(store, it->id));
+    log::SessionTitleFold title;
+    RETURN_IF_ERROR(source.Read(log::SessionTitleNeeds, [&](log::Event&& e) {
+      title.Add(e);
+      return Status::Ok();
+    }));
+    page.sessions.push_back({std::move(*it), title.Title()});
+  }
+  return page;
+}
+
+Result<store::SessionSummary> Catalog::Describe(const std::string& session_id) const {
+  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, Open(/*create=*/false));
+  return store->Describe(session_id);
+}
+
+Result<store::EventSource> Catalog::Stored(const std::string& session_id) const {
+  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, Open(/*create=*/false));
+  return store::EventSource::Stored(std::move(store), session_id);
+}
+
 json::Value SessionJson(const store::SessionSummary& s) {
-  json::Value v = json::Value::MakeObject({{"id", s.id}, {"createdAt", s.created_at}});
+  json::Value v = json::Value::MakeObject({{"id", s.id}, {"createdAt", s.created_at}, {"updatedAt", s.updated_at}});
   v.Set("cwd", s.cwd ? json::Value(*s.cwd) : json::Value());
   if (s.parent_session) v.Set("parentSession", *s.parent_session);
   v.Set("events", s.events);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,22 @@ struct CatalogOptions {
   store::Durability durability = store::Durability::kFull;
   // Stamps the migration ledger (Unix ms): the front end's clock.
   std::function<int64_t()> now_ms = [] { return int64_t{0}; };
+};
+
+struct SessionQuery {
+  std::optional<std::string> cwd;    // only sessions recorded there (trailing slashes aside)
+  std::optional<std::string> after;  // continue after this session id
+  size_t limit = 100;
+};
+
+struct SessionListing {
+  store::SessionSummary summary;
+  std::optional<std::string> title;  // engine/log/session_title.h; nullopt while it has none
+};
+
+struct SessionPage {
+  std::vector<SessionListing> sessions;
+  bool more = false;  // sessions follow the last one listed
 };
 
 class Catalog {
@@ -42,6 +59,19 @@ class Catalog {
 
   // The sessions, newest first. NotFound when there is no database.
   Result<std::vector<store::SessionSummary>> Sessions() const;
+
+  // A page of the sessions a picker lists (ACP's session/list, the web
+  // viewer's index), newest first, each with its title. InvalidArgument when
+  // `after` names no session listed. No database is an empty list: a
+  // picker has nothing to show yet.
+  Result<SessionPage> List(const SessionQuery& query) const;
+
+  // One session's summary; NotFound when there is none (or no database).
+  Result<store::SessionSummary> Describe(const std::string& session_id) const;
+
+  // A stored session of this database by id — never a file, whatever the id
+  // looks like (a front end's peer names it). NotFound when there is none.
+  Result<store::EventSource> Stored(const std::string& session_id) const;
 
  private:
   CatalogOptions options_;

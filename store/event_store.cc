@@ -25,7 +25,9 @@ const std::string& SummarySelect() {
       "   ORDER BY e.event_id DESC LIMIT 1), s.source,"
       // Counted over the session's clustered key range.
       " (SELECT count(*) FROM events e WHERE " + SessionRangeSql("e.event_id", "s.id") + " AND e.type = 'turn/start'),"
-      " (SELECT count(*) FROM events e WHERE " + SessionRangeSql("e.event_id", "s.id") + " AND e.type = 'tool/call')"
+      " (SELECT count(*) FROM events e WHERE " + SessionRangeSql("e.event_id", "s.id") + " AND e.type = 'tool/call'),"
+      " (SELECT e.time FROM events e WHERE " + SessionRangeSql("e.event_id", "s.id") +
+      "   ORDER BY e.event_id DESC LIMIT 1)"
       " FROM sessions s";
   return sql;
 }
@@ -121,6 +123,7 @@ Result<SessionSummary> EventStore::Summarize(Statement& st) {
   if (!st.IsNull(5)) s.source = std::string(st.Text(5));
   s.turns = st.Int(6);
   s.tool_calls = st.Int(7);
+  s.updated_at = st.IsNull(8) ? s.created_at : st.Int(8);
   return s;
 }
 

@@ -77,6 +77,9 @@ struct SessionSummary {
   int64_t events = 0;
   int64_t turns = 0;
   int64_t tool_calls = 0;
+  // The time of its last stored row (Unix ms): its last event, or the first
+  // chunk of a packed row that ends it; created_at while it has none.
+  int64_t updated_at = 0;
   std::optional<std::string> source;  // imported from
 };
 

@@ -42,6 +42,7 @@ Command RepairCommand();
 Command MigrateCommand();
 Command RunCommand();
 Command McpCommand();
+Command AcpCommand();
 Command ReplayCommand();
 Command DemoCommand();
 Command AuditCommand();

@@ -159,25 +159,28 @@ void Server::Load(const Frame& f) {
                      Value::MakeObject({{"sessionId", *id}})));
     return;
   }
-  Result<Value> transcript = source.ok() ? service::Transcript(*source) : Result<Value>(source.status());
-  if (!transcript.ok()) {
-    options_.log("session/load " + *id + ": " + transcript.status().message());
-    send_(ErrorFrame(f.id, rpc::kInternalError, "Internal error: session " + *id + " could not be replayed: " +
-                                                    transcript.status().message()));
-    return;
-  }
+  if (!source.ok()) return (void)send_(ErrorFrame(f.id, rpc::kInternalError, "Internal error: " + source.status().message()));
   UpdateOptions options;
   options.cwd = summary->cwd.value_or(cwd.value_or(""));
   options.terminal_output = terminal_output_;
+  // Streamed as the session is read: the editor draws the first rows while the rest are replayed.
   bool sending = true;
   const Value session_id(*id);
-  for (const Value& row : transcript->Find("rows")->as_array()) {
+  Status st = service::StreamConversation(*source, [&](Value row) {
     RowUpdates(row, options, [&](Value update) {
       if (!sending) return;
       sending = send_(rpc::NotificationFrame(
           "session/update", Value::MakeObject({{"sessionId", session_id}, {"update", std::move(update)}})));
     });
-    if (!sending) return;  // the client is gone: nobody to answer
+    return sending;
+  });
+  if (!sending) return;  // the client is gone: nobody to answer
+  if (!st.ok()) {
+    // Updates already sent stay sent; the error says the history stops short, and where.
+    options_.log("session/load " + *id + ": " + st.message());
+    send_(ErrorFrame(f.id, rpc::kInternalError, "Internal error: session " + *id + " could not be replayed to its end: " +
+                                                    st.message()));
+    return;
   }
   send_(ResultFrame(f.id, Value::MakeObject()));
 }

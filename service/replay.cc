@@ -4,6 +4,7 @@
 
 #include "engine/json/writer.h"
 #include "engine/replay/cards.h"
+#include "engine/replay/conversation.h"
 #include "engine/replay/transcript.h"
 #include "presenters/reference_tools.h"
 
@@ -61,6 +62,20 @@ Result<json::Value> Transcript(const store::EventSource& source, const presenter
     return Status::Ok();
   }));
   return builder.Finish();
+}
+
+Status StreamConversation(const store::EventSource& source, const RowSink& emit,
+                          const presenters::PresenterSet* presenters) {
+  bool stopped = false;
+  replay::ConversationStream stream(Or(presenters), [&](json::Value row) { stopped = stopped || !emit(std::move(row)); });
+  Status read = source.Read(replay::ConversationNeeds, [&](log::Event&& e) {
+    stream.Add(std::move(e));
+    return stopped ? Status::FailedPrecondition("stopped") : Status::Ok();
+  });
+  if (stopped) return Status::Ok();
+  RETURN_IF_ERROR(read);
+  stream.Finish();
+  return Status::Ok();
 }
 
 Result<std::string> Render(const store::EventSource& source, ReplayFormat format, bool color,

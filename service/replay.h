@@ -52,6 +52,14 @@ Status WriteCards(const store::EventSource& source, const CardsOptions& options,
 // The transcript (engine/replay/transcript.h) of `source`.
 Result<json::Value> Transcript(const store::EventSource& source, const presenters::PresenterSet* presenters = nullptr);
 
+// The conversation of `source` (engine/replay/conversation.h): each row
+// handed to `emit` as soon as it is complete, so that a front end streams a
+// session while it is still being read. `emit` returns false to stop (the
+// peer is gone): then nothing more is read, and the result is Ok.
+using RowSink = std::function<bool(json::Value row)>;
+Status StreamConversation(const store::EventSource& source, const RowSink& emit,
+                          const presenters::PresenterSet* presenters = nullptr);
+
 // Transcript, text or HTML, rendered whole; `color` for text only (ANSI
 // colours: the front end knows whether a person at a terminal reads it).
 Result<std::string> Render(const store::EventSource& source, ReplayFormat format, bool color,

@@ -4,24 +4,12 @@
 #include "engine/json/writer.h"
 #include "engine/log/event_types.h"
 #include "engine/log/tool_events.h"
+#include "engine/replay/conversation.h"
 
 namespace retrace::replay {
 namespace {
 
 using json::Value;
-
-
-// The text blocks of a content array, joined by blank lines.
-std::string JoinedText(const Value* content, std::string_view type = "text") {
-  std::string out;
-  if (!content || !content->is_array()) return out;
-  for (const Value& block : content->as_array()) {
-    if (Str(Get(block, "type")) != type) continue;
-    if (!out.empty()) out += "\n\n";
-    out += Str(Get(block, "text"));
-  }
-  return out;
-}
 
 Value Row(int64_t seq, std::string_view kind) { return Value::MakeObject({{"seq", seq}, {"kind", kind}}); }
 
@@ -46,35 +34,13 @@ void TranscriptBuilder::Add(log::Event&& e) {
     const Value* reason = Get(e.data, "reason");
     row.Set("reason", Str(reason ? Get(*reason, "kind") : nullptr));
     rows_.push_back(std::move(row));
-  } else if (e.type == log::kUserMessage) {
-    if (!append) {  // a compaction checkpoint replaces earlier rows for the model only
-      Value row = Row(e.seq, "notice");
-      row.Set("text", "Earlier context was compacted into a summary.");
-      rows_.push_back(std::move(row));
-      return;
-    }
-    const Value* source = Get(e.data, "source");
-    const std::string kind = Str(source ? Get(*source, "kind") : nullptr);
-    Value row = Row(e.seq, kind == "user" ? "prompt" : "context");
-    if (kind != "user") {
-      row.Set("source", kind);
-      for (const char* key : {"plugin", "form", "summary"}) {
-        if (const Value* v = source ? Get(*source, key) : nullptr) row.Set(key, *v);
-      }
-    }
-    row.Set("text", JoinedText(Get(e.data, "content")));
+  } else if (e.type == log::kUserMessage && !append) {  // a compaction checkpoint replaces earlier rows for the model only
+    Value row = Row(e.seq, "notice");
+    row.Set("text", "Earlier context was compacted into a summary.");
     rows_.push_back(std::move(row));
-  } else if (e.type == log::kAssistantMessage) {
-    const Value* message = Get(e.data, "message");
-    const Value* content = message ? Get(*message, "content") : nullptr;
-    const std::string reasoning = JoinedText(content, "reasoning"), text = JoinedText(content);
-    if (!reasoning.empty() || !text.empty()) {
-      Value row = Row(e.seq, "assistant");
-      if (!reasoning.empty()) row.Set("reasoning", reasoning);
-      if (!text.empty()) row.Set("text", text);
-      if (const Value* interrupted = Get(e.data, "interrupted")) row.Set("interrupted", *interrupted);
-      rows_.push_back(std::move(row));
-    }
+    return;
+  } else if (std::optional<Value> message = MessageRow(e)) {
+    rows_.push_back(std::move(*message));
   } else if (const std::optional<log::ToolCallView> call = log::ReadToolCall(e)) {
     const std::string id(call->call_id);
     tool_rows_[id] = rows_.size();

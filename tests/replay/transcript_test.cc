@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "engine/json/writer.h"
+#include "engine/replay/conversation.h"
 #include "engine/replay/transcript.h"
 #include "presenters/reference_tools.h"
 #include "store/event_source.h"
@@ -44,6 +45,36 @@ TEST(TranscriptTest, RowsFollowTheLogWithInjectedContextAndCards) {
             R"({"seq":43,"kind":"context","source":"plugin","plugin":"file-watch","form":"notice","summary":"src/math.test.ts changed on disk","text":"<system-reminder>File src/math.test.ts was modified outside the agent.</system-reminder>","inContext":true})");
   EXPECT_EQ(rows[7].Find("pending")->Find("title")->as_string(), "Edit src/math.ts");
   EXPECT_EQ(rows[7].Find("result")->Find("card")->as_string(), "diff");
+}
+
+// The streamed conversation is the transcript's prompt, context, assistant and
+// tool rows, field for field (inContext and Code-Mode sub-calls aside), in order,
+// on every fixture — and rows are handed on while the log is read, not at its end.
+TEST(ConversationStreamTest, RowsAreTheTranscriptsAndComeOutAsSoonAsComplete) {
+  for (const std::string& fixture : retrace::testing::RawFixtures()) {
+    SCOPED_TRACE(fixture);
+    std::vector<std::string> want;
+    const Value transcript = TranscriptOf(FixturePath(fixture));
+    for (Value row : transcript.Find("rows")->as_array()) {
+      const std::string kind = row.Find("kind")->as_string();
+      if (kind != "prompt" && kind != "context" && kind != "assistant" && kind != "tool") continue;
+      Value::Object kept;
+      for (auto& [key, value] : row.as_object()) {
+        if (key != "inContext" && key != "subCalls") kept.emplace_back(key, value);
+      }
+      want.push_back(json::Serialize(Value::MakeObject(std::move(kept))));
+    }
+    std::vector<std::string> got;
+    ConversationStream stream(presenters::ReferencePresenters(), [&](Value row) { got.push_back(json::Serialize(row)); });
+    ASSERT_TRUE(store::ReadFileEvents(FixturePath(fixture), ConversationNeeds, [&](log::Event&& e) {
+                  stream.Add(std::move(e));
+                  return Status::Ok();
+                }).ok());
+    const int64_t before_finish = static_cast<int64_t>(got.size());
+    stream.Finish();
+    EXPECT_EQ(got, want);
+    EXPECT_GT(before_finish, 0);  // streamed, not held to the end
+  }
 }
 
 TEST(TranscriptTest, CompactionKeepsRowsButMarksThemOutOfContext) {

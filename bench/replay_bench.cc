@@ -2,7 +2,8 @@
 // stack (dsh's JSONL load + the dsh tool packages' presenters in Node 22),
 // in one run, on a generated session whose read results carry real read
 // cards. Also from the store (imported beforehand), the whole HTML page from
-// the file, and a byte comparison of retrace's cards with upstream's.
+// the file, the frames of an ACP session/load from the store, and a byte
+// comparison of retrace's cards with upstream's.
 //
 //   replay_bench [--events N] [--reps R] [--dir DIR] [--node NODE --upstream DIR]
 #include <CLI/CLI.hpp>
@@ -14,11 +15,13 @@
 
 #include "bench/bench_options.h"
 #include "bench/log_generator.h"
+#include "acp/session_updates.h"
 #include "bench/measure.h"
 #include "engine/json/writer.h"
 #include "engine/replay/cards.h"
 #include "engine/replay/transcript.h"
 #include "presenters/reference_tools.h"
+#include "rpc/json_rpc.h"
 #include "service/replay.h"
 #include "store/event_source.h"
 #include "store/importer.h"
@@ -96,6 +99,28 @@ double StoredCardsInPieces(const std::string& db, unsigned threads) {
   auto source = store::EventSource::Stored(std::move(store).value(), kSession);
   if (!source.ok() || !PiecedCards(*source, threads)) return -1;
   return NowSeconds() - start;
+}
+
+// The frames `retrace acp` writes for a session/load (acp/session_updates.h
+// over service::StreamConversation), from the stored session: retrace's side
+// of a load without a client to read it (bench/acp/acp_bench.mjs has one).
+double AcpLoadFrames(const std::string& db) {
+  const double start = NowSeconds();
+  auto store = store::EventStore::Open(db);
+  if (!store.ok()) return -1;
+  auto source = store::EventSource::Stored(std::move(store).value(), kSession);
+  if (!source.ok()) return -1;
+  size_t bytes = 0;
+  const acp::UpdateOptions options{"/home/dev/bench", true};
+  Status st = service::StreamConversation(*source, [&](json::Value row) {
+    acp::RowUpdates(row, options, [&](json::Value update) {
+      bytes += rpc::NotificationFrame("session/update",
+                                      json::Value::MakeObject({{"sessionId", kSession}, {"update", std::move(update)}}))
+                   .size();
+    });
+    return true;
+  });
+  return st.ok() && bytes > 0 ? NowSeconds() - start : -1;
 }
 
 // The transcript rendered as the HTML page, from the file.
@@ -178,6 +203,7 @@ int Main(int argc, char** argv) {
       },
       [&] { return RunInChild([&] { return StoredCardsInPieces(db, 2); }); },
       [&] { return RunInChild([&] { return Html(file); }); },
+      [&] { return RunInChild([&] { return AcpLoadFrames(db); }); },
   };
   if (!o.node.empty()) {
     cases.push_back([&] {
@@ -187,12 +213,14 @@ int Main(int argc, char** argv) {
   }
   const std::vector<Sample> best = BestInRounds(o.reps, cases);
   const Sample &from_file = best[0], &in_pieces = best[1], &from_store = best[2], &store_pieces = best[3], &html = best[4];
-  const Sample upstream = o.node.empty() ? Sample{} : best[5];
+  const Sample& acp_frames = best[5];
+  const Sample upstream = o.node.empty() ? Sample{} : best[6];
   Row("retrace cards, from the JSONL file", from_file, log);
   Row("retrace cards, from the file, 2 threads", in_pieces, log);
   Row("retrace cards, from the store", from_store, log);
   Row("retrace cards, from the store, 2 threads", store_pieces, log);
   Row("retrace HTML page, from the JSONL file", html, log);
+  Row("retrace acp session/load frames, from store", acp_frames, log);
   Row("upstream load() + presenters (Node 22)", upstream, log);
   if (from_file.ok && upstream.ok) {
     std::printf("file in → cards out, retrace / upstream: %.1fx on 1 thread", upstream.seconds / from_file.seconds);

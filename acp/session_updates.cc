@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "engine/base/lexical_path.h"
 #include "engine/json/lenient.h"
 #include "engine/json/writer.h"
 
@@ -348,31 +349,8 @@ bool IsToolKind(std::string_view kind) {
 
 std::string AbsolutePath(std::string_view path, std::string_view cwd) {
   if (path.empty()) return "";
-  std::string joined;
-  if (path.front() == '/') {
-    joined = std::string(path);
-  } else if (!cwd.empty() && cwd.front() == '/') {
-    joined = std::string(cwd) + "/" + std::string(path);
-  } else {
-    return "";
-  }
-  // Lexically: "." and empty segments dropped, ".." takes one back (never above /).
-  std::vector<std::string_view> parts;
-  std::string_view rest(joined);
-  while (!rest.empty()) {
-    const size_t slash = rest.find('/');
-    const std::string_view part = rest.substr(0, slash);
-    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
-    if (part.empty() || part == ".") continue;
-    if (part == "..") {
-      if (!parts.empty()) parts.pop_back();
-      continue;
-    }
-    parts.push_back(part);
-  }
-  std::string out;
-  for (std::string_view part : parts) (out += '/') += part;
-  return out.empty() ? "/" : out;
+  if (path.front() == '/') return ResolveLexically("/", path);
+  return !cwd.empty() && cwd.front() == '/' ? ResolveLexically(cwd, path) : "";
 }
 
 void RowUpdates(const Value& row, const UpdateOptions& options, const EmitUpdate& emit) {

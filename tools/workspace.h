@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/base/lexical_path.h"  // ResolveLexically: how the tools resolve their paths
 #include "engine/base/status.h"
 #include "engine/runtime/tool_error.h"
 
@@ -41,10 +42,6 @@ class Workspace {
   explicit Workspace(std::string root) : root_(std::move(root)) {}
   std::string root_;  // canonical, no trailing slash (except "/")
 };
-
-// Node's path.resolve(base, path) for POSIX paths: absolute result, `.`/`..`
-// folded, repeated and trailing slashes removed.
-std::string ResolveLexically(std::string_view base, std::string_view path);
 
 }  // namespace retrace::tools
 

@@ -20,8 +20,13 @@ Result<RecordOutcome> RecordScript(const Catalog& catalog, const std::vector<hos
   asio::co_spawn(
       io,
       [&]() -> asio::awaitable<void> {
-        report.emplace(co_await host::RunScript(ops, *recorder, live->runtime(), live->env(),
-                                                {.max_parallel = how.max_parallel, .agent = live->agent()}));
+        // Named, not braced temporaries in the co_await expression: GCC 12
+        // destroys those wrongly in a coroutine (the agent's scope was freed
+        // early when a store fault ended the run; tests/store/fault_injection_test.cc).
+        const runtime::RecorderEnv env = live->env();
+        const host::ScriptOptions options{.max_parallel = how.max_parallel, .agent = live->agent()};
+        Result<host::ScriptReport> ran = co_await host::RunScript(ops, *recorder, live->runtime(), env, options);
+        report.emplace(std::move(ran));
       },
       [&](std::exception_ptr e) { thrown = std::move(e); });
   io.run();

@@ -86,7 +86,11 @@ Result<bool> Statement::Step() {
   const int rc = sqlite3_step(stmt_.get());
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  Status st = FromSqlite(rc, std::string("statement failed: ") + sqlite3_errmsg(db_));
+  // Named as Db::Error names a failure: the statement, the file, SQLite's message.
+  const char* sql = sqlite3_sql(stmt_.get());
+  const char* file = sqlite3_db_filename(db_, "main");
+  Status st = FromSqlite(rc, "statement \"" + std::string(sql ? sql : "").substr(0, 60) + "\" failed on " +
+                                 (file && *file ? file : "a temporary database") + ": " + sqlite3_errmsg(db_));
   sqlite3_reset(stmt_.get());
   return st;
 }

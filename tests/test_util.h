@@ -133,9 +133,11 @@ inline std::string UpstreamDir(std::initializer_list<const char*> packages) {
 // A fresh directory removed on destruction.
 class TempDir {
  public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "retrace-test-XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
+  // Under `parent` (default: the system's temporary directory).
+  explicit TempDir(const std::string& parent = std::filesystem::temp_directory_path().string()) {
+    std::string tmpl = parent + "/retrace-test-XXXXXX";
+    const char* made = mkdtemp(tmpl.data());
+    path_ = made ? made : (std::filesystem::temp_directory_path() / "retrace-test-unmade").string();
   }
   ~TempDir() {
     std::error_code ec;

@@ -166,7 +166,7 @@ void Server::Load(const Frame& f) {
   // Streamed as the session is read: the editor draws the first rows while the rest are replayed.
   bool sending = true;
   const Value session_id(*id);
-  Status st = service::StreamConversation(*source, [&](Value row) {
+  Status st = service::StreamConversation(*source, [&](const Value& row) {
     RowUpdates(row, options, [&](Value update) {
       if (!sending) return;
       sending = send_(rpc::NotificationFrame(

@@ -194,7 +194,6 @@ std::string ConsoleText(const Value& card) {
 }
 
 std::string ReadText(const Value& card) {
-  Value::Array blocks;
   std::string text;
   if (const Value* content = Get(card, "content"); content && content->is_array()) {
     for (const Value& b : content->as_array()) {

@@ -374,8 +374,11 @@ TEST_F(LooseCallTest, EachCallHasItsOwnAssistantMessageAndOverlappingCallsShareA
             "turn/start step/start assistant/message tool/call assistant/message tool/call tool/result tool/result "
             "step/end");
   EXPECT_TRUE(log_.InvariantsHold());
-  // Both starts went in one commit; the results share one when they finish together.
-  EXPECT_LE(log_.appends, 3);
+  // At most one commit per start and per result (step/end rides with the last
+  // result). Group commit folds records that are ready at the same moment,
+  // which depends on how the pool schedules the two bodies, so fewer commits
+  // are not promised here (ASideEffectFree… and the benchmark measure them).
+  EXPECT_LE(log_.appends, 4);
   ASSERT_TRUE(rec_->EndTurn(Value::MakeObject({{"kind", "completed"}})).ok());
   EXPECT_TRUE(log_.InvariantsHold());
 }

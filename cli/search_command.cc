@@ -4,6 +4,7 @@
 #include "cli/format.h"
 #include "engine/json/writer.h"
 #include "query/search.h"
+#include "service/search.h"
 
 namespace retrace::cli {
 
@@ -33,14 +34,7 @@ int Run(const Context& ctx, Args& a) {
   r.limit = a.limit;
   if (!a.session.empty()) r.session = a.session;
   if (!a.cursor.empty()) r.cursor = a.cursor;
-  {  // index what was appended since the last search (a no-op when nothing was)
-    auto store = ctx.OpenStore(false, /*create=*/false);
-    Status st = store.ok() ? (*store)->CatchUpSearchIndex() : store.status();
-    if (!st.ok()) return ctx.Fail(st);
-  }
-  auto db = query::ReadOnlyDb::Open(ctx.db_path);
-  if (!db.ok()) return ctx.Fail(db.status());
-  auto page = query::Search(*db, r, Deadline(60));
+  auto page = service::SearchStored(ctx.catalog(), r, Deadline(60));
   if (!page.ok()) return ctx.Fail(page.status());
   if (a.json) {
     json::Value::Array items;

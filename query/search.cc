@@ -224,7 +224,8 @@ std::string MakeSnippet(std::string_view marked, int64_t max_chars) {
   return prefix + join(static_cast<size_t>(start), static_cast<size_t>(end)) + suffix;
 }
 
-Result<SearchPage> Search(ReadOnlyDb& db, const SearchRequest& r, const std::function<bool()>& interrupt) {
+Result<SearchPage> Search(ReadOnlyDb& db, const SearchRequest& r, const std::function<bool()>& interrupt,
+                          IndexLag lag) {
   ASSIGN_OR_RETURN(std::string query, NormalizeQuery(r.query));
   const int64_t limit = r.limit.value_or(kSearchDefaultLimit);
   if (limit < 1 || limit > kSearchMaxLimit) {
@@ -239,7 +240,7 @@ Result<SearchPage> Search(ReadOnlyDb& db, const SearchRequest& r, const std::fun
     return QueryError("INVALID_FILTER", "too many filter values (SQLite binds at most " + std::to_string(kMaxBindings) + ")");
   }
   ASSIGN_OR_RETURN(bool behind, store::SearchIndexBehind(db.db()));
-  if (behind) {
+  if (behind && lag == IndexLag::kRefused) {
     return Status::FailedPrecondition("the search index is behind its documents: bring it up to date first"
                                       " (EventStore::CatchUpSearchIndex, or `retrace index`)");
   }

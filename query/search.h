@@ -54,9 +54,18 @@ struct SearchPage {
   std::optional<std::string> next_cursor;
 };
 
-// REQUIRES: the FTS5 index has caught up (EventStore::CatchUpSearchIndex);
-// otherwise FailedPrecondition, never a silently partial answer.
-Result<SearchPage> Search(ReadOnlyDb& db, const SearchRequest& request, const std::function<bool()>& interrupt = {});
+// Whether the index must cover every document of the snapshot searched.
+enum class IndexLag {
+  kRefused,  // FailedPrecondition when it does not: never a silently partial answer
+  // The caller has just caught the index up (service/search.h): documents
+  // appended since by other processes are newer than the search, as if
+  // they had come a moment later, and their lag is not refused.
+  kAfterCatchUp,
+};
+
+// REQUIRES: the FTS5 index has caught up (EventStore::CatchUpSearchIndex).
+Result<SearchPage> Search(ReadOnlyDb& db, const SearchRequest& request, const std::function<bool()>& interrupt = {},
+                          IndexLag lag = IndexLag::kRefused);
 
 // dsh's snippet of a document with highlight markers (U+FDD0 … U+FDD1).
 std::string MakeSnippet(std::string_view marked_text, int64_t max_chars);

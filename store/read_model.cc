@@ -374,16 +374,48 @@ Status ClearReadModel(Db& db) {
 namespace {
 
 // Per session: the highest document id, and the highest already indexed.
-const std::string kBehind =
-    "SELECT s.id, (SELECT MAX(d.id) FROM search_docs d WHERE " + SessionRangeSql("d.id", "s.id") + ") AS top,"
-    " COALESCE((SELECT p.indexed_through FROM search_progress p WHERE p.session = s.id), -1) AS done"
-    " FROM sessions s WHERE top > done";
+std::string LagSql(const std::string& where) {
+  return "SELECT s.id, (SELECT MAX(d.id) FROM search_docs d WHERE " + SessionRangeSql("d.id", "s.id") + ") AS top,"
+         " COALESCE((SELECT p.indexed_through FROM search_progress p WHERE p.session = s.id), -1) AS done"
+         " FROM sessions s WHERE " + where;
+}
+const std::string kBehind = LagSql("top > done");
+const std::string kLagOf = LagSql("s.id = ?1 AND top > done");
+
+// Indexes documents (done, top] of `session`.
+Status IndexRange(Db& db, int64_t session, int64_t top, int64_t done) {
+  ASSIGN_OR_RETURN(Statement index, Statement::Prepare(db,
+      "INSERT INTO search_fts(rowid, text) SELECT id, text FROM search_docs WHERE id > ?1 AND id <= ?2 ORDER BY id"));
+  ASSIGN_OR_RETURN(Statement progress, Statement::Prepare(db,
+      "INSERT INTO search_progress(session, indexed_through) VALUES(?1, ?2)"
+      " ON CONFLICT(session) DO UPDATE SET indexed_through = excluded.indexed_through"));
+  RETURN_IF_ERROR(index.Bind(1, std::max(done, EventId(session, 0) - 1)).Bind(2, top).Run());
+  return progress.Bind(1, session).Bind(2, top).Run();
+}
 
 }  // namespace
 
 Result<bool> SearchIndexBehind(Db& db) {
   ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db, kBehind));
   return st.Step();
+}
+
+Result<std::vector<int64_t>> SessionsBehindInSearch(Db& db) {
+  std::vector<int64_t> sessions;
+  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db, kBehind));
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    sessions.push_back(st.Int(0));
+  }
+  return sessions;
+}
+
+Status CatchUpSessionSearchIndex(Db& db, int64_t session) {
+  ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db, kLagOf));
+  ASSIGN_OR_RETURN(bool behind, st.Bind(1, session).Step());
+  if (!behind) return Status::Ok();  // another process caught it up meanwhile
+  return IndexRange(db, session, st.Int(1), st.Int(2));
 }
 
 Status CatchUpSearchIndex(Db& db) {
@@ -396,15 +428,7 @@ Status CatchUpSearchIndex(Db& db) {
       behind.push_back({st.Int(0), st.Int(1), st.Int(2)});
     }
   }
-  ASSIGN_OR_RETURN(Statement index, Statement::Prepare(db,
-      "INSERT INTO search_fts(rowid, text) SELECT id, text FROM search_docs WHERE id > ?1 AND id <= ?2 ORDER BY id"));
-  ASSIGN_OR_RETURN(Statement progress, Statement::Prepare(db,
-      "INSERT INTO search_progress(session, indexed_through) VALUES(?1, ?2)"
-      " ON CONFLICT(session) DO UPDATE SET indexed_through = excluded.indexed_through"));
-  for (const auto& [session, top, done] : behind) {
-    RETURN_IF_ERROR(index.Bind(1, std::max(done, EventId(session, 0) - 1)).Bind(2, top).Run());
-    RETURN_IF_ERROR(progress.Bind(1, session).Bind(2, top).Run());
-  }
+  for (const auto& [session, top, done] : behind) RETURN_IF_ERROR(IndexRange(db, session, top, done));
   return Status::Ok();
 }
 

@@ -90,6 +90,12 @@ Status ClearReadModel(Db& db);
 // results are therefore always complete.
 Result<bool> SearchIndexBehind(Db& db);
 Status CatchUpSearchIndex(Db& db);
+// The sessions whose documents are not all indexed (read outside any
+// transaction: a hint), and the catch-up of one of them, which reads its lag
+// again inside the caller's transaction, so that writers wait for one
+// session's backlog at a time, never for the whole database's.
+Result<std::vector<int64_t>> SessionsBehindInSearch(Db& db);
+Status CatchUpSessionSearchIndex(Db& db, int64_t session);
 
 }  // namespace retrace::store
 

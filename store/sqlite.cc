@@ -1,6 +1,29 @@
 #include "store/sqlite.h"
 
+#include <chrono>
+#include <thread>
+
 namespace retrace::store {
+
+namespace {
+
+// Waits for another connection's lock, polling every millisecond up to
+// kBusyTimeoutMs. SQLite's own sqlite3_busy_timeout backs off to 100 ms
+// sleeps, and under steady appends from several processes a waiter that
+// sleeps that long keeps missing the moments the lock is free: appends waited
+// seconds, and past the timeout failed as busy. A 1 ms poll keeps the waiters
+// in turn (bench/load_bench.cc; figures in docs/PERFORMANCE.md).
+int BusyWait(void*, int attempt) {
+  using Clock = std::chrono::steady_clock;
+  thread_local Clock::time_point since;  // a connection waits in one thread at a time
+  const Clock::time_point now = Clock::now();
+  if (attempt == 0) since = now;
+  if (now - since >= std::chrono::milliseconds(kBusyTimeoutMs)) return 0;  // SQLITE_BUSY: the caller reports it
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return 1;
+}
+
+}  // namespace
 
 Result<Db> Db::Open(const std::string& path, Mode mode) {
   int flags = SQLITE_OPEN_NOMUTEX;
@@ -14,7 +37,7 @@ Result<Db> Db::Open(const std::string& path, Mode mode) {
   Db db(raw, path);
   if (rc != SQLITE_OK) return Status::IoError("cannot open database " + path + ": " + sqlite3_errstr(rc));
   sqlite3_extended_result_codes(raw, 1);
-  sqlite3_busy_timeout(raw, 5000);  // wait for a concurrent writer's commit rather than fail at once
+  sqlite3_busy_handler(raw, BusyWait, nullptr);  // wait for a concurrent writer's commit rather than fail at once
   return db;
 }
 

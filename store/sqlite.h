@@ -17,6 +17,10 @@
 
 namespace retrace::store {
 
+// How long a connection waits for another's lock (a writer's commit, a
+// migration) before the operation fails as Busy (exit code 4).
+inline constexpr int kBusyTimeoutMs = 5000;
+
 class Db {
  public:
   enum class Mode { kReadWriteCreate, kReadWrite, kReadOnly };

@@ -10,6 +10,18 @@ namespace retrace::service {
 
 namespace asio = runtime::asio;
 
+namespace {
+
+// dsh's TurnEndReason for a turn a non-LLM error stopped: {kind:"error",
+// error:{message, code:"UNKNOWN"}} (dsh-session-log §4, TurnEndReason).
+json::Value ErrorTurnEnd(const Status& failure) {
+  return json::Value::MakeObject(
+      {{"kind", "error"},
+       {"error", json::Value::MakeObject({{"message", failure.message()}, {"code", "UNKNOWN"}})}});
+}
+
+}  // namespace
+
 Result<RecordOutcome> RecordScript(const Catalog& catalog, const std::vector<host::ScriptOp>& ops,
                                    const RecordOptions& how) {
   ASSIGN_OR_RETURN(std::unique_ptr<LiveSession> live, LiveSession::Open(catalog, how));
@@ -30,15 +42,18 @@ Result<RecordOutcome> RecordScript(const Catalog& catalog, const std::vector<hos
       },
       [&](std::exception_ptr e) { thrown = std::move(e); });
   io.run();
-  // RunScript ends its turns itself; Close stops the jobs still running.
-  RETURN_IF_ERROR(live->Close(json::Value::MakeObject({{"kind", "completed"}})));
   // RunScript reports failures as values; should one escape it as an
   // exception, the run fails with what it said instead of reading no report.
   if (!report) {
-    return Status::IoError("the script run stopped: " + (thrown ? runtime::DescribeException(thrown).message
-                                                                 : std::string("it ended without a report")));
+    report.emplace(Status::IoError("the script run stopped: " + (thrown ? runtime::DescribeException(thrown).message
+                                                                        : std::string("it ended without a report"))));
   }
+  // RunScript ends its turns itself; Close stops the jobs still running and
+  // ends a turn a failure left open as dsh ends a turn a non-LLM error stopped.
+  const Status closed = live->Close(report->ok() ? json::Value::MakeObject({{"kind", "completed"}})
+                                                 : ErrorTurnEnd(report->status()));
   if (!report->ok()) return report->status();
+  RETURN_IF_ERROR(closed);
   return RecordOutcome{live->session_id(), live->workspace(), **report};
 }
 

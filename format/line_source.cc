@@ -127,6 +127,12 @@ Result<std::unique_ptr<Fd>> OpenFile(const std::string& path, struct stat& st) {
   if (fd->get() < 0) return Status::IoError("cannot open " + path + ": " + std::strerror(errno));
   if (fstat(fd->get(), &st) != 0) return ReadError(path);
   if (S_ISDIR(st.st_mode)) return Status::InvalidArgument(path + " is a directory");
+  // A log is read by its size: a device or a pipe (/dev/zero, /dev/stdin)
+  // has none, and is named for what it is rather than taken for empty.
+  if (!S_ISREG(st.st_mode)) {
+    const char* kind = S_ISCHR(st.st_mode) ? "a character device" : S_ISFIFO(st.st_mode) ? "a pipe" : "not a regular file";
+    return Status::Corruption(path + ": not a dsh log (" + kind + "; a dsh log is a regular file)");
+  }
   return fd;
 }
 

@@ -49,8 +49,11 @@ std::string MigrationChecksum(std::string_view sql) {
 Result<MigrationState> InspectSchema(Db& db, std::span<const Migration> known) {
   auto app_id = db.QueryInt("PRAGMA application_id");
   if (!app_id.ok()) {
-    return Status::Corruption(db.path() + " is not a retrace database (not an SQLite file: " +
-                                   app_id.status().message() + ")");
+    // SQLITE_CORRUPT (a truncated or overwritten file) is not SQLITE_NOTADB (another kind of file):
+    // neither is opened, and nothing in either is changed.
+    const bool damaged = app_id.status().message().find("malformed") != std::string::npos;
+    return Status::Corruption(db.path() + (damaged ? " is a damaged SQLite file, truncated or overwritten (" : " is not a retrace database (not an SQLite file: ") +
+                              app_id.status().message() + "); it was not changed");
   }
   ASSIGN_OR_RETURN(bool has_tables, HasUserTables(db));
   MigrationState state;

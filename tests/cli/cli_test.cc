@@ -242,6 +242,22 @@ TEST_F(CliTest, CheckPassesOnTheFixturesAndARecordedSessionAndFindsDivergences) 
   EXPECT_THAT(diverged.out, HasSubstr(R"("path":"/result/diffs/0/oldText")"));
 }
 
+TEST_F(CliTest, ImportOfADirectoryWithASymlinkLoopImportsItsLogsOnceAndEnds) {
+  // logs/sub/loop -> .. and logs/self -> . : a walk that followed them would never end.
+  std::filesystem::create_directories(dir_ / "logs/sub");
+  std::filesystem::copy_file(FixturePath("c01-fs-read.jsonl"), dir_ / "logs/c01-fs-read.jsonl");
+  std::filesystem::copy_file(FixturePath("c06-errors-policy.jsonl"), dir_ / "logs/sub/c06-errors-policy.jsonl");
+  std::filesystem::create_directory_symlink("..", dir_ / "logs/sub/loop");
+  std::filesystem::create_directory_symlink(".", dir_ / "logs/self");
+  Outcome imported = Retrace("import " + dir_ / "logs");
+  EXPECT_EQ(imported.code, 0) << imported.out;
+  EXPECT_THAT(imported.out, HasSubstr("session c01-fs-read: imported"));
+  EXPECT_THAT(imported.out, HasSubstr("session c06-errors-policy: imported"));
+  Outcome listed = Retrace("sessions");
+  EXPECT_THAT(listed.out, HasSubstr("c01-fs-read"));
+  EXPECT_THAT(listed.out, HasSubstr("c06-errors-policy"));
+}
+
 TEST_F(CliTest, ReplayNamesAMissingLogFileADirectoryOrADatabaseRatherThanLookingForASession) {
   Outcome missing = Retrace("replay " + dir_ / "nope.jsonl");
   EXPECT_EQ(missing.code, 6);

@@ -116,6 +116,22 @@ TEST_F(CorruptionTest, EmptyFile) {
   EXPECT_THAT(st.message(), HasSubstr("empty.jsonl: empty file"));
 }
 
+TEST_F(CorruptionTest, ADeviceIsNotADshLogNotAnEmptyFile) {
+  // /dev/zero has no size, and NULs without end: it is named for what it is, at once.
+  auto store = EventStore::Open(db_);
+  ASSERT_TRUE(store.ok());
+  auto report = ImportJsonl(**store, "/dev/zero");
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().code(), Status::Code::kCorruption);
+  EXPECT_THAT(report.status().message(), HasSubstr("/dev/zero: not a dsh log (a character device"));
+  EXPECT_EQ(Fingerprint(db_), before_);
+}
+
+TEST_F(CorruptionTest, NulBytesAreNotADshLog) {
+  Status st = Refuse("zeros.jsonl", std::string(1 << 20, '\0'));
+  EXPECT_THAT(st.message(), HasSubstr("zeros.jsonl:1: corrupt session log: header line is not valid JSON"));
+}
+
 TEST_F(CorruptionTest, BinaryFile) {
   std::string bytes = "\x89PNG\r\n\x1a\n";
   for (int i = 0; i < 512; ++i) bytes += static_cast<char>((i * 37) & 0xff);
@@ -221,6 +237,33 @@ TEST(DatabaseRefusalTest, NonSqliteFileIsRefusedAndNeverModified) {
   ASSERT_FALSE(store.ok());
   EXPECT_THAT(store.status().message(), HasSubstr("is not a retrace database (not an SQLite file"));
   EXPECT_EQ(ReadFile(dir / "t.db"), "this is a text file, not a database\n");
+}
+
+TEST(DatabaseRefusalTest, ADatabaseTruncatedAtAnyPageBoundaryIsRefusedAndNeverRepaired) {
+  // A whole database cut short at every page (as a bad copy or a full disk
+  // leaves it, its WAL checkpointed first): refused as damaged, the file left
+  // byte for byte as it was, never opened as a smaller, different database.
+  TempDir dir;
+  const std::string whole = dir / "whole.db";
+  {
+    auto store = OpenStoreOrDie(whole);
+    for (const char* f : {"c01-fs-read.jsonl", "c04-bash-jobs.jsonl", "c06-errors-policy.jsonl", "s1-tools-inject.jsonl"})
+      ASSERT_TRUE(ImportJsonl(*store, FixturePath(f)).ok()) << f;
+  }
+  ASSERT_FALSE(std::filesystem::exists(whole + "-wal")) << "the last close checkpoints the WAL";
+  const std::string bytes = ReadFile(whole);
+  const size_t pages = bytes.size() / kPageSize;
+  ASSERT_GT(pages, 10u);
+  for (size_t kept = 1; kept < pages; ++kept) {
+    const std::string cut = dir / ("cut" + std::to_string(kept) + ".db");
+    WriteFile(cut, bytes.substr(0, kept * kPageSize));
+    auto store = EventStore::Open(cut, {.create = false});
+    ASSERT_FALSE(store.ok()) << "a database cut to " << kept << " of " << pages << " pages was opened";
+    EXPECT_EQ(store.status().code(), Status::Code::kCorruption) << store.status().message();
+    EXPECT_THAT(store.status().message(), HasSubstr("is a damaged SQLite file")) << kept << " pages";
+    EXPECT_EQ(ReadFile(cut), bytes.substr(0, kept * kPageSize)) << kept << " pages: the file was changed";
+    EXPECT_FALSE(std::filesystem::exists(cut + "-wal"));
+  }
 }
 
 }  // namespace

@@ -40,6 +40,7 @@ class Fields {
     return std::optional<int64_t>(static_cast<int64_t>(v->as_number()));
   }
   Status Error(const std::string& what) const { return Status::Corruption(where_ + ": " + what); }
+  const std::string& where() const { return where_; }
 
  private:
   const Value& obj_;
@@ -89,8 +90,9 @@ Result<ScriptOp> ParseAssistantOp(const Fields& f, const Value& obj, ScriptOp op
     for (size_t i = 0; i < calls->as_array().size(); ++i) {
       const Value& c = calls->as_array()[i];
       if (!c.is_object()) return f.Error("toolCalls[" + std::to_string(i) + "] must be an object");
-      Fields cf(c, "toolCalls[" + std::to_string(i) + "]");
-      RETURN_IF_ERROR(cf.Allow({"id", "name", "arguments"}).WithContext(f.Error("").message()));
+      // Named by script line and index: "<name>:<line>: toolCalls[i]: missing "name"".
+      Fields cf(c, f.where() + ": toolCalls[" + std::to_string(i) + "]");
+      RETURN_IF_ERROR(cf.Allow({"id", "name", "arguments"}));
       runtime::ModelToolCall call;
       ASSIGN_OR_RETURN(call.id, cf.RequiredString("id"));
       ASSIGN_OR_RETURN(call.name, cf.RequiredString("name"));

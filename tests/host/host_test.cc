@@ -119,6 +119,15 @@ TEST_F(HostTest, BadScriptIsRefusedBeforeAnythingIsRecorded) {
   EXPECT_THAT(Retrace("sessions").out, ::testing::Not(HasSubstr(" s ")));
 }
 
+TEST_F(HostTest, AMalformedToolCallIsNamedByItsScriptLine) {
+  // Found by fuzz_run_script: a call's own errors once lacked the script and line.
+  const std::string script =
+      Script("calls.jsonl", "{\"op\":\"prompt\",\"text\":\"x\"}\n{\"op\":\"assistant\",\"toolCalls\":[{\"id\":\"c\"}]}\n");
+  retrace::testing::ShellOutcome run = Retrace("run " + script + " --session s");
+  EXPECT_EQ(run.code, 3);
+  EXPECT_THAT(run.out, HasSubstr("calls.jsonl:2: toolCalls[0]: missing \"name\""));
+}
+
 // Starts the test host on `script` in the background; returns its pid.
 pid_t Spawn(const std::vector<std::string>& argv) {
   pid_t pid = fork();

@@ -104,5 +104,46 @@ TEST(ConcurrentOpenTest, RunsContinuingOneSessionAtOnceAreWritersInTurnNotCreato
   }
 }
 
+TEST(ConcurrentLoadTest, WritersAndReadersAtOnceAllSucceedAndEveryEventIsStored) {
+  // Four writer processes each record ten sessions in turn (imports and
+  // `retrace run`), while two readers run every audit report and a search in
+  // a loop: nobody fails (busy included), and every session is stored whole.
+  TempDir dir;
+  const std::string retrace = std::string(RETRACE_BUILD_DIR) + "/cli/retrace --db " + dir / "load.db";
+  WriteScript(dir / "note.jsonl");
+  // The database exists before the readers start (a reader of none is told so).
+  std::string script = "cd " + dir.path() + " || exit 1\nmkdir -p ws\nfail=0\n" + retrace + " import " +
+                       FixturePath("c01-fs-read.jsonl") + " >/dev/null || exit 1\n";
+  for (int w = 0; w < 4; ++w) {
+    script += "( cd ws; for i in 0 1 2 3 4 5 6 7 8 9; do " + retrace + " run ../note.jsonl --session w" +
+              std::to_string(w) + "-$i >/dev/null 2>>../err || exit 1; done ) & writers=\"$writers $!\"\n";
+  }
+  script += "( for f in c04-bash-jobs c06-errors-policy s1-tools-inject; do " + retrace + " import " +
+            RETRACE_FIXTURE_DIR + "/$f.jsonl >/dev/null 2>>err || exit 1; done ) & writers=\"$writers $!\"\n";
+  for (int r = 0; r < 2; ++r) {
+    script += "( while [ ! -e done ]; do for report in tools failures injections sessions turns; do " + retrace +
+              " audit $report >/dev/null 2>>err || exit 1; done; " + retrace +
+              " search write --limit 100 >/dev/null 2>>err || exit 1; done ) & readers=\"$readers $!\"\n";
+  }
+  script += "for p in $writers; do wait $p || fail=1; done\ntouch done\n"
+            "for p in $readers; do wait $p || fail=1; done\nexit $fail\n";
+  retrace::testing::WriteFile(dir / "load.sh", script);
+  const auto ran = Shell("bash " + dir / "load.sh");
+  EXPECT_EQ(ran.code, 0) << retrace::testing::ReadFile(dir / "err");
+  const std::string listed = Shell(retrace + " sessions 2>&1").out;
+  auto events = [&](const std::string& id) { return retrace::testing::Lines(Shell(retrace + " events " + id).out).size(); };
+  const size_t whole = events("w0-0");
+  EXPECT_GT(whole, 5u);
+  for (int w = 0; w < 4; ++w) {
+    for (int i = 0; i < 10; ++i) {
+      const std::string id = "w" + std::to_string(w) + "-" + std::to_string(i);
+      EXPECT_EQ(events(id), whole) << id << " is not stored whole";
+    }
+  }
+  for (const char* id : {"c01-fs-read", "c04-bash-jobs", "c06-errors-policy", "s1-tools-inject"}) {
+    EXPECT_THAT(listed, HasSubstr(id));
+  }
+}
+
 }  // namespace
 }  // namespace retrace::cli

@@ -24,7 +24,7 @@ Value Unicode(Rng& rng) {
       "\xF0\x9F\x98\x80 \xF0\x9D\x95\x8F",  // astral characters
       "\xD7\xA9\xD7\x9C\xD7\x95\xD7\x9D \xD8\xB9\xD8\xB1\xD8\xA8\xD9\x8A",  // right-to-left
       "e\xCC\x81\xCC\x81\xCC\x81",     // combining marks
-      std::string("a\0b", 3).c_str(),  // (truncated at NUL by design of C strings)
+      "a\0b",                         // read as a C string: "a" (it was the c_str() of a temporary, freed)
       "../../etc/passwd",
       "<script>alert(1)</script>",
       "",

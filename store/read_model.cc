@@ -419,16 +419,8 @@ Status CatchUpSessionSearchIndex(Db& db, int64_t session) {
 }
 
 Status CatchUpSearchIndex(Db& db) {
-  std::vector<std::array<int64_t, 3>> behind;  // session, top, done
-  {
-    ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db, kBehind));
-    while (true) {
-      ASSIGN_OR_RETURN(bool row, st.Step());
-      if (!row) break;
-      behind.push_back({st.Int(0), st.Int(1), st.Int(2)});
-    }
-  }
-  for (const auto& [session, top, done] : behind) RETURN_IF_ERROR(IndexRange(db, session, top, done));
+  ASSIGN_OR_RETURN(std::vector<int64_t> behind, SessionsBehindInSearch(db));
+  for (int64_t session : behind) RETURN_IF_ERROR(CatchUpSessionSearchIndex(db, session));
   return Status::Ok();
 }
 

@@ -23,7 +23,6 @@
 namespace retrace::cli {
 namespace {
 
-using ::testing::AnyOf;
 using ::testing::HasSubstr;
 using retrace::testing::FixturePath;
 using retrace::testing::Shell;

@@ -48,7 +48,7 @@ int Main(int argc, char** argv) {
 
   CLI::App app{"retrace — an event-sourced session engine for AI-agent tools.\n"
                "Stores dsh session logs in SQLite, imports and exports dsh JSONL byte-exactly."};
-  app.set_version_flag("--version", "retrace 0.1.0");
+  app.set_version_flag("--version", "retrace " RETRACE_VERSION);
   app.require_subcommand(1);
   app.fallthrough();
   app.add_option("--db", ctx.db_path, "SQLite database file (default: $RETRACE_DB, else ./retrace.db)");

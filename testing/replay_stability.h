@@ -45,6 +45,22 @@ inline ::testing::AssertionResult ReplaysStably(const std::string& corpus, const
   return ::testing::AssertionFailure() << "\n" << check::ReportText(*report, o.strict);
 }
 
+// Writes each session's cards, as `presenters` give them, as its reference in
+// `golden`: what `retrace check <corpus> --golden <dir> --update-golden` does
+// with the built-in presenters, for presenters that live in your C++ code.
+// Review the diff of `golden` before committing it.
+inline ::testing::AssertionResult WriteGolden(const std::string& corpus, const std::string& golden,
+                                              const ReplayStabilityOptions& o = {}) {
+  check::CheckOptions options;
+  options.presenters = o.presenters;
+  options.golden_dir = golden;
+  options.update_golden = true;
+  auto report = check::CheckInputs({corpus}, options);
+  if (!report.ok()) return ::testing::AssertionFailure() << report.status().message();
+  if (report->sessions.empty()) return ::testing::AssertionFailure() << "no sessions in " << corpus;
+  return ::testing::AssertionSuccess() << "wrote " << report->sessions.size() << " references to " << golden;
+}
+
 // The kinds of finding ("differs", "fallback", "unreadable", ...) the sessions
 // of `input` yield against `golden`: what a deliberately broken session is
 // expected to produce.

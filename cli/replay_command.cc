@@ -20,6 +20,9 @@ struct Args {
   unsigned threads = 0;  // 0: one per core
 };
 
+// How much of a card document is held before it is handed on.
+constexpr size_t kDrainBytes = size_t{8} << 20;
+
 Status WriteStdout(const Context& ctx, std::string_view text) {
   return std::fwrite(text.data(), 1, text.size(), ctx.out) == text.size() ? Status::Ok()
                                                                             : Status::IoError("cannot write to stdout");
@@ -32,12 +35,16 @@ Status Replay(const Context& ctx, const Args& a) {
     // Into AtomicFile's temporary file as the cards are made: the file
     // appears only once it is complete.
     ASSIGN_OR_RETURN(format::AtomicFile file, format::AtomicFile::Create(a.output));
-    RETURN_IF_ERROR(service::WriteCards(source, {.threads = a.threads, .drain_bytes = size_t{8} << 20},
+    RETURN_IF_ERROR(service::WriteCards(source, {.threads = a.threads, .drain_bytes = kDrainBytes},
                                         [&](std::string_view text) { return file.Append(text); }));
     return file.Commit(/*overwrite=*/true);
   }
   if (kind == service::ReplayFormat::kCards) {
-    return service::WriteCards(source, {.threads = a.threads},
+    // Streamed, so that memory holds a block and not the document (a 1 GB log's
+    // cards are most of a GB). A replay that fails part way has then written
+    // part of the document: the exit status and the message on stderr say so;
+    // -o FILE is the all-or-nothing form.
+    return service::WriteCards(source, {.threads = a.threads, .drain_bytes = kDrainBytes},
                                [&](std::string_view text) { return WriteStdout(ctx, text); });
   }
   // Colours only for a person at a terminal (and never with NO_COLOR set).

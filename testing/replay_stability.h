@@ -31,13 +31,20 @@ struct ReplayStabilityOptions {
   int fuzz = 0;         // argument mutations per call
 };
 
-// Every session of `corpus` replays, twice identically, to its reference in `golden`.
-inline ::testing::AssertionResult ReplaysStably(const std::string& corpus, const std::string& golden,
-                                                const ReplayStabilityOptions& o = {}) {
+namespace internal {
+inline check::CheckOptions CheckOptionsFor(const std::string& golden, const ReplayStabilityOptions& o) {
   check::CheckOptions options;
   options.presenters = o.presenters;
   options.golden_dir = golden;
   options.fuzz = o.fuzz;
+  return options;
+}
+}  // namespace internal
+
+// Every session of `corpus` replays, twice identically, to its reference in `golden`.
+inline ::testing::AssertionResult ReplaysStably(const std::string& corpus, const std::string& golden,
+                                                const ReplayStabilityOptions& o = {}) {
+  const check::CheckOptions options = internal::CheckOptionsFor(golden, o);
   auto report = check::CheckInputs({corpus}, options);
   if (!report.ok()) return ::testing::AssertionFailure() << report.status().message();
   if (report->sessions.empty()) return ::testing::AssertionFailure() << "no sessions in " << corpus;
@@ -51,9 +58,7 @@ inline ::testing::AssertionResult ReplaysStably(const std::string& corpus, const
 // Review the diff of `golden` before committing it.
 inline ::testing::AssertionResult WriteGolden(const std::string& corpus, const std::string& golden,
                                               const ReplayStabilityOptions& o = {}) {
-  check::CheckOptions options;
-  options.presenters = o.presenters;
-  options.golden_dir = golden;
+  check::CheckOptions options = internal::CheckOptionsFor(golden, o);
   options.update_golden = true;
   auto report = check::CheckInputs({corpus}, options);
   if (!report.ok()) return ::testing::AssertionFailure() << report.status().message();
@@ -66,10 +71,7 @@ inline ::testing::AssertionResult WriteGolden(const std::string& corpus, const s
 // expected to produce.
 inline std::set<std::string> ReplayFindings(const std::string& input, const std::string& golden,
                                             const ReplayStabilityOptions& o = {}) {
-  check::CheckOptions options;
-  options.presenters = o.presenters;
-  options.golden_dir = golden;
-  options.fuzz = o.fuzz;
+  const check::CheckOptions options = internal::CheckOptionsFor(golden, o);
   std::set<std::string> kinds;
   auto report = check::CheckInputs({input}, options);
   if (!report.ok()) return {"error: " + report.status().message()};

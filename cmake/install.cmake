@@ -50,6 +50,11 @@ install(FILES ${PROJECT_BINARY_DIR}/retrace-config.cmake ${PROJECT_BINARY_DIR}/r
 # pkg-config: `pkg-config --cflags --libs --static retrace` for builds without CMake.
 file(RELATIVE_PATH RETRACE_PC_TO_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
 string(REGEX REPLACE "/$" "" RETRACE_PC_TO_PREFIX "${RETRACE_PC_TO_PREFIX}")
+# -l flags for the exported libraries, highest layer first (static link order).
+set(RETRACE_PC_LIBS ${RETRACE_EXPORTED_TARGETS})
+list(REVERSE RETRACE_PC_LIBS)
+list(TRANSFORM RETRACE_PC_LIBS PREPEND -l)
+list(JOIN RETRACE_PC_LIBS " " RETRACE_PC_LIBS)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/retrace.pc.in ${PROJECT_BINARY_DIR}/retrace.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/retrace.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
 

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "check/replay_check.h"
+#include "engine/base/status.h"
 #include "presenters/presenter.h"
 
 namespace retrace::testing {
@@ -39,15 +40,19 @@ inline check::CheckOptions CheckOptionsFor(const std::string& golden, const Repl
   options.fuzz = o.fuzz;
   return options;
 }
+// The check of `corpus`; a corpus without a session is an error too.
+inline Result<check::CheckReport> CheckCorpus(const std::string& corpus, const check::CheckOptions& options) {
+  auto report = check::CheckInputs({corpus}, options);
+  if (report.ok() && report->sessions.empty()) return Status::NotFound("no sessions in " + corpus);
+  return report;
+}
 }  // namespace internal
 
 // Every session of `corpus` replays, twice identically, to its reference in `golden`.
 inline ::testing::AssertionResult ReplaysStably(const std::string& corpus, const std::string& golden,
                                                 const ReplayStabilityOptions& o = {}) {
-  const check::CheckOptions options = internal::CheckOptionsFor(golden, o);
-  auto report = check::CheckInputs({corpus}, options);
+  auto report = internal::CheckCorpus(corpus, internal::CheckOptionsFor(golden, o));
   if (!report.ok()) return ::testing::AssertionFailure() << report.status().message();
-  if (report->sessions.empty()) return ::testing::AssertionFailure() << "no sessions in " << corpus;
   if (report->Clean(o.strict)) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "\n" << check::ReportText(*report, o.strict);
 }
@@ -60,9 +65,8 @@ inline ::testing::AssertionResult WriteGolden(const std::string& corpus, const s
                                               const ReplayStabilityOptions& o = {}) {
   check::CheckOptions options = internal::CheckOptionsFor(golden, o);
   options.update_golden = true;
-  auto report = check::CheckInputs({corpus}, options);
+  auto report = internal::CheckCorpus(corpus, options);
   if (!report.ok()) return ::testing::AssertionFailure() << report.status().message();
-  if (report->sessions.empty()) return ::testing::AssertionFailure() << "no sessions in " << corpus;
   return ::testing::AssertionSuccess() << "wrote " << report->sessions.size() << " references to " << golden;
 }
 

@@ -9,7 +9,6 @@
 #include <exception>
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +62,36 @@ retrace::Status Record(runtime::SessionRecorder& rec, runtime::ToolRuntime& rt, 
   return rec.EndTurn(json::Value::MakeObject({{"kind", "completed"}}));
 }
 
+// Records the session into a SQLite store at `db` and exports it to `out`.
+retrace::Status RecordAndExport(const std::string& db, const std::string& out, const std::vector<std::string>& cities) {
+  auto store = retrace::store::EventStore::Open(db);
+  if (!store.ok()) return store.status();
+  runtime::ToolRuntime rt;
+  // The tool stays registered while its Registration lives.
+  auto registration = rt.registry().Register(forecast::ForecastTool());
+  if (!registration.ok()) return registration.status();
+
+  retrace::log::SessionHeader header;
+  header.id = std::filesystem::path(out).stem().string();
+  header.created_at = 1'800'000'000'000;
+  auto clock = std::make_shared<int64_t>(header.created_at);
+  auto ids = std::make_shared<int>(0);
+  runtime::RecorderEnv env{[clock] { return ++*clock; }, [ids] { return "msg-" + std::to_string(++*ids); },
+                           /*card_snapshots=*/true};
+  retrace::store::SqliteEventLog log(**store);
+  {
+    auto rec = runtime::SessionRecorder::Open(log, header, env);
+    if (!rec.ok()) return rec.status();
+    if (retrace::Status st = Record(**rec, rt, cities); !st.ok()) return st;
+  }
+  return retrace::store::ExportToFile(**store, header.id, /*zstd=*/false, out);
+}
+
+// The store's files: a corpus keeps the exported log, not the database.
+void RemoveStore(const std::string& db) {
+  for (const char* suffix : {"", "-wal", "-shm", "-lock"}) std::filesystem::remove(db + suffix);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -75,31 +104,13 @@ int main(int argc, char** argv) {
   if (cities.empty()) cities = {"Paris", "Oslo"};
 
   const std::string db = out + ".db";
-  std::filesystem::remove(db);
-  auto store = retrace::store::EventStore::Open(db);
-  if (!store.ok()) return std::fprintf(stderr, "%s\n", store.status().message().c_str()), 1;
-  runtime::ToolRuntime rt;
-  // The tool stays registered while its Registration lives.
-  auto registration = rt.registry().Register(forecast::ForecastTool());
-  if (!registration.ok()) return std::fprintf(stderr, "%s\n", registration.status().message().c_str()), 1;
-
-  retrace::log::SessionHeader header;
-  header.id = std::filesystem::path(out).stem().string();
-  header.created_at = 1'800'000'000'000;
-  auto clock = std::make_shared<int64_t>(header.created_at);
-  auto ids = std::make_shared<int>(0);
-  runtime::RecorderEnv env{[clock] { return ++*clock; }, [ids] { return "msg-" + std::to_string(++*ids); },
-                           /*card_snapshots=*/true};
-  std::optional<retrace::store::SqliteEventLog> log;
-  log.emplace(**store);
-  auto rec = runtime::SessionRecorder::Open(*log, header, env);
-  retrace::Status st = rec.ok() ? Record(**rec, rt, cities) : rec.status();
-  if (st.ok()) st = retrace::store::ExportToFile(**store, header.id, /*zstd=*/false, out);
-  if (!st.ok()) return std::fprintf(stderr, "forecast-record: %s\n", st.message().c_str()), 1;
-  rec->reset();
-  log.reset();
-  store->reset();
-  for (const char* suffix : {"", "-wal", "-shm", "-lock"}) std::filesystem::remove(db + suffix);  // a corpus keeps the log
+  RemoveStore(db);
+  const retrace::Status st = RecordAndExport(db, out, cities);
+  RemoveStore(db);
+  if (!st.ok()) {
+    std::fprintf(stderr, "forecast-record: %s\n", st.message().c_str());
+    return 1;
+  }
   std::printf("recorded %s\n", out.c_str());
   return 0;
 }

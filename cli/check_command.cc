@@ -1,9 +1,11 @@
 // retrace check <db|dir|file.jsonl>... [--golden DIR [--update-golden]] [--strict] [--fuzz N] [--json]
+//               [--presenters-cmd CMD]
 #include <unistd.h>
 
 #include "check/replay_check.h"
 #include "cli/command.h"
 #include "cli/exit_codes.h"
+#include "cli/presenters_option.h"
 #include "engine/json/writer.h"
 
 namespace retrace::cli {
@@ -14,6 +16,7 @@ struct Args {
   std::string golden;
   bool update_golden = false, strict = false, json = false;
   int fuzz = 0;
+  PresentersOption presenters;
 };
 
 int Run(const Context& ctx, const Args& a) {
@@ -21,6 +24,9 @@ int Run(const Context& ctx, const Args& a) {
   if (!a.golden.empty()) o.golden_dir = a.golden;
   o.update_golden = a.update_golden;
   o.fuzz = a.fuzz;
+  auto external = StartPresenters(a.presenters);
+  if (!external.ok()) return ctx.Fail(external.status());
+  if (*external) o.presenters = &(*external)->presenters();
   const bool tty = isatty(fileno(ctx.err));
   if (tty) {
     o.progress = [&ctx](size_t done, size_t total) {
@@ -53,6 +59,7 @@ Command CheckCommand() {
             sub.add_option("--fuzz", a->fuzz, "Mutate each call's logged arguments N times (drop, retype, huge, Unicode)")
                 ->check(CLI::NonNegativeNumber);
             sub.add_flag("--json", a->json, "Print the report as JSON (for CI)");
+            AddPresentersOption(sub, a->presenters);
             sub.footer(
                 "Every session is replayed twice through the current presenters (a byte difference is a\n"
                 "failure) and compared with its reference, call by call: missing, extra or differing cards,\n"
@@ -60,7 +67,9 @@ Command CheckCommand() {
                 "Hard failures (a presenter that throws, an unknown event type not marked ignorable, a\n"
                 "nondeterministic replay, a fuzz failure) are reported apart from fallbacks: logged\n"
                 "arguments that no longer fit the schema, which show the generic card and are warnings\n"
-                "unless --strict. Exit code 0 only when clean. See docs/REPLAY-STABILITY.md.");
+                "unless --strict. With --presenters-cmd, a program's presenters are checked: one that\n"
+                "crashes, answers garbage or is late gives a `threw` finding for that call.\n"
+                "Exit code 0 only when clean. See docs/REPLAY-STABILITY.md.");
             return [&ctx, a] { return Run(ctx, *a); };
           }};
 }

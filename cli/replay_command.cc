@@ -7,6 +7,7 @@
 
 #include "cli/command.h"
 #include "cli/exit_codes.h"
+#include "cli/presenters_option.h"
 #include "format/atomic_file.h"
 #include "service/replay.h"
 
@@ -18,6 +19,7 @@ struct Args {
   std::string format = "cards";
   std::string output;
   unsigned threads = 0;  // 0: one per core
+  PresentersOption presenters;
 };
 
 // How much of a card document is held before it is handed on.
@@ -28,15 +30,15 @@ Status WriteStdout(const Context& ctx, std::string_view text) {
                                                                             : Status::IoError("cannot write to stdout");
 }
 
-Status Replay(const Context& ctx, const Args& a) {
+Status Replay(const Context& ctx, const Args& a, const presenters::PresenterSet* presenters) {
   ASSIGN_OR_RETURN(const store::EventSource source, ctx.catalog().Resolve(a.source));
+  const service::CardsOptions cards{.presenters = presenters, .threads = a.threads, .drain_bytes = kDrainBytes};
   const service::ReplayFormat kind = service::ReplayFormatNamed(a.format).value_or(service::ReplayFormat::kCards);
   if (kind == service::ReplayFormat::kCards && !a.output.empty()) {
     // Into AtomicFile's temporary file as the cards are made: the file
     // appears only once it is complete.
     ASSIGN_OR_RETURN(format::AtomicFile file, format::AtomicFile::Create(a.output));
-    RETURN_IF_ERROR(service::WriteCards(source, {.threads = a.threads, .drain_bytes = kDrainBytes},
-                                        [&](std::string_view text) { return file.Append(text); }));
+    RETURN_IF_ERROR(service::WriteCards(source, cards, [&](std::string_view text) { return file.Append(text); }));
     return file.Commit(/*overwrite=*/true);
   }
   if (kind == service::ReplayFormat::kCards) {
@@ -44,18 +46,24 @@ Status Replay(const Context& ctx, const Args& a) {
     // cards are most of a GB). A replay that fails part way has then written
     // part of the document: the exit status and the message on stderr say so;
     // -o FILE is the all-or-nothing form.
-    return service::WriteCards(source, {.threads = a.threads, .drain_bytes = kDrainBytes},
-                               [&](std::string_view text) { return WriteStdout(ctx, text); });
+    return service::WriteCards(source, cards, [&](std::string_view text) { return WriteStdout(ctx, text); });
   }
   // Colours only for a person at a terminal (and never with NO_COLOR set).
   const bool color = a.output.empty() && isatty(fileno(ctx.out)) && std::getenv("NO_COLOR") == nullptr;
-  ASSIGN_OR_RETURN(std::string out, service::Render(source, kind, color));
+  ASSIGN_OR_RETURN(std::string out, service::Render(source, kind, color, presenters));
   return a.output.empty() ? WriteStdout(ctx, out) : format::WriteFileAtomically(a.output, out);
 }
 
 int Run(const Context& ctx, Args a) {
   if (a.threads == 0) a.threads = std::max(1u, std::thread::hardware_concurrency());
-  const Status st = Replay(ctx, a);
+  auto external = StartPresenters(a.presenters);
+  if (!external.ok()) return ctx.Fail(external.status());
+  const Status st = Replay(ctx, a, *external ? &(*external)->presenters() : nullptr);
+  if (*external && (*external)->failures() > 0) {
+    // Those calls show the generic card; `retrace check` names each of them.
+    std::fprintf(ctx.err, "retrace: warning: %d presentations failed and show the generic card; the last: %s\n",
+                 (*external)->failures(), (*external)->last_failure().c_str());
+  }
   return st.ok() ? kExitOk : ctx.Fail(st);
 }
 
@@ -75,6 +83,7 @@ Command ReplayCommand() {
                            "where turns start into up to N pieces of at least 1 MiB or 4096 events, replayed side\n"
                            "by side (the document is the one a single thread writes). 1: one piece. Default: one\n"
                            "per core");
+            AddPresentersOption(sub, a->presenters);
             sub.footer(
                 "cards       one JSON document {sessionId, calls:[{callId, name, args, pending, result, isError,\n"
                 "            display:{pending, result}}]}: each call's own views from the tool's presenters\n"

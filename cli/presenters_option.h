@@ -1,0 +1,29 @@
+// `--presenters-cmd CMD [--presenters-timeout S]`, shared by `retrace check`
+// and `retrace replay`: the tools' presenters answered by another program
+// (check/external_presenters.h) instead of the built-in ones.
+#ifndef RETRACE_CLI_PRESENTERS_OPTION_H_
+#define RETRACE_CLI_PRESENTERS_OPTION_H_
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+
+#include "check/external_presenters.h"
+#include "engine/base/status.h"
+
+namespace retrace::cli {
+
+struct PresentersOption {
+  std::string command;
+  double timeout_s = 10;
+};
+
+void AddPresentersOption(CLI::App& sub, PresentersOption& o);
+
+// The program started, or null when no command was given.
+Result<std::unique_ptr<check::ExternalPresenters>> StartPresenters(const PresentersOption& o);
+
+}  // namespace retrace::cli
+
+#endif  // RETRACE_CLI_PRESENTERS_OPTION_H_

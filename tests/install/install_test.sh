@@ -18,12 +18,16 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 "$prefix/bin/retrace" --version
 test -f "$prefix/include/retrace/testing/replay_stability.h"
 test -f "$prefix/include/retrace/engine/json/nlohmann.h"
+test -x "$prefix/share/retrace/adapters/dsh-presenters.mjs"
 
 step "examples/tool-author against the installed package"
 cmake -S "$src/examples/tool-author" -B "$work/example" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$work/example" -j 2 >/dev/null
 ctest --test-dir "$work/example" --output-on-failure
+# The installed CLI checks the example's corpus with the tool's own presenters.
+"$prefix/bin/retrace" check "$src/examples/tool-author/corpus" --golden "$src/examples/tool-author/golden" \
+  --strict --presenters-cmd "$work/example/forecast-presenters"
 
 step "pkg-config"
 pc="$(find "$prefix" -name retrace.pc)"
@@ -48,6 +52,7 @@ dpkg-deb -f "$cli_deb" Depends | grep libsqlite3 >/dev/null
 dpkg-deb -f "$dev_deb" Depends | grep libsqlite3-dev >/dev/null
 dpkg-deb -x "$cli_deb" "$work/unpacked"
 "$work/unpacked/usr/bin/retrace" --version
+test -x "$work/unpacked/usr/share/retrace/adapters/dsh-presenters.mjs"
 dpkg-deb -c "$dev_deb" | grep "usr/include/retrace/testing/replay_stability.h" >/dev/null
 dpkg-deb -c "$dev_deb" | grep "retrace-config.cmake" >/dev/null
 echo "install test: ok"

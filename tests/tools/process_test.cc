@@ -71,11 +71,18 @@ rlim_t LimitLeaving(rlim_t spare, const std::set<int>& open) {
   return limit;
 }
 
+// GCC names its sanitizers with macros; clang answers __has_feature.
+#if defined(__has_feature)
+#define RETRACE_CLANG_SANITIZER (__has_feature(address_sanitizer) || __has_feature(thread_sanitizer))
+#else
+#define RETRACE_CLANG_SANITIZER 0
+#endif
+
 TEST(SubprocessTest, ASpawnThatRunsOutOfDescriptorsClosesWhatItOpened) {
   // Spawn needs three pipes and /dev/null. With room for only some of them,
   // it must fail with a clear error and leave no descriptor open, at every
   // point; with room for all, it runs.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || RETRACE_CLANG_SANITIZER
   // UBSan's vptr check opens a pipe to probe memory: with the table full it
   // reports objects it cannot read as invalid (scripts/sanitize).
   GTEST_SKIP() << "the sanitizer runtime needs descriptors of its own; an exhausted table gives false reports";

@@ -126,14 +126,14 @@ double AcpLoadFrames(const std::string& db) {
 // The transcript rendered as the HTML page, from the file.
 double Html(const std::string& file) {
   const double start = NowSeconds();
-  replay::TranscriptBuilder builder(kSession, presenters::ReferencePresenters());
-  auto id = store::ReadFileEvents(file, replay::TranscriptNeeds, [&](log::Event&& e) {
-    builder.Add(std::move(e));
+  auto source = store::EventSource::File(file);
+  if (!source.ok()) return -1;
+  std::string html;
+  const Status st = service::WriteReplay(*source, service::ReplayFormat::kHtml, {}, [&](std::string_view text) {
+    html += text;
     return Status::Ok();
   });
-  if (!id.ok()) return -1;
-  const std::string html = replay::RenderHtml(builder.Finish());
-  return html.empty() ? -1 : NowSeconds() - start;
+  return st.ok() && !html.empty() ? NowSeconds() - start : -1;
 }
 
 void Row(const char* name, const Sample& s, const GeneratedLog& log) {

@@ -15,7 +15,6 @@
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "cli/script_session.h"
-#include "engine/replay/transcript.h"
 #include "format/atomic_file.h"
 #include "service/replay.h"
 
@@ -66,12 +65,19 @@ int Run(const Context& ctx, const DemoOptions& opt) {
   // Replay what was recorded, from the database, as a reader would.
   auto source = ctx.catalog().Resolve(outcome->session_id);
   if (!source.ok()) return ctx.Fail(source.status());
-  auto transcript = service::Transcript(*source);
-  if (!transcript.ok()) return ctx.Fail(transcript.status());
   const bool color = isatty(fileno(ctx.out)) && std::getenv("NO_COLOR") == nullptr;
-  std::fputs(replay::RenderText(*transcript, color).c_str(), ctx.out);
-
-  const Status st = format::WriteFileAtomically(opt.html, replay::RenderHtml(*transcript));
+  Status st = service::WriteReplay(*source, service::ReplayFormat::kText, {.color = color}, [&](std::string_view text) {
+    return std::fwrite(text.data(), 1, text.size(), ctx.out) == text.size() ? Status::Ok()
+                                                                              : Status::IoError("cannot write to stdout");
+  });
+  if (st.ok()) {
+    std::string html;
+    st = service::WriteReplay(*source, service::ReplayFormat::kHtml, {}, [&](std::string_view text) {
+      html += text;
+      return Status::Ok();
+    });
+    if (st.ok()) st = format::WriteFileAtomically(opt.html, html);
+  }
   if (!st.ok()) return ctx.Fail(st);
   if (!opt.keep_workspace) std::filesystem::remove_all(dir);
   std::fprintf(ctx.out, "\n%s into %s\nwrote %s%s%s\n", Summary(*outcome).c_str(), ctx.db_path.c_str(),

@@ -22,7 +22,7 @@ struct Args {
   PresentersOption presenters;
 };
 
-// How much of a card document is held before it is handed on.
+// How much of a replay's output is held before it is handed on.
 constexpr size_t kDrainBytes = size_t{8} << 20;
 
 Status WriteStdout(const Context& ctx, std::string_view text) {
@@ -32,26 +32,23 @@ Status WriteStdout(const Context& ctx, std::string_view text) {
 
 Status Replay(const Context& ctx, const Args& a, const presenters::PresenterSet* presenters) {
   ASSIGN_OR_RETURN(const store::EventSource source, ctx.catalog().Resolve(a.source));
-  const service::CardsOptions cards{.presenters = presenters, .threads = a.threads, .drain_bytes = kDrainBytes};
-  const service::ReplayFormat kind = service::ReplayFormatNamed(a.format).value_or(service::ReplayFormat::kCards);
-  if (kind == service::ReplayFormat::kCards && !a.output.empty()) {
-    // Into AtomicFile's temporary file as the cards are made: the file
+  const service::ReplayFormat format = service::ReplayFormatNamed(a.format).value_or(service::ReplayFormat::kCards);
+  service::ReplayOptions options{.presenters = presenters, .threads = a.threads, .drain_bytes = kDrainBytes};
+  if (!a.output.empty()) {
+    // Into AtomicFile's temporary file as the output is made: the file
     // appears only once it is complete.
     ASSIGN_OR_RETURN(format::AtomicFile file, format::AtomicFile::Create(a.output));
-    RETURN_IF_ERROR(service::WriteCards(source, cards, [&](std::string_view text) { return file.Append(text); }));
+    RETURN_IF_ERROR(service::WriteReplay(source, format, options,
+                                         [&](std::string_view text) { return file.Append(text); }));
     return file.Commit(/*overwrite=*/true);
   }
-  if (kind == service::ReplayFormat::kCards) {
-    // Streamed, so that memory holds a block and not the document (a 1 GB log's
-    // cards are most of a GB). A replay that fails part way has then written
-    // part of the document: the exit status and the message on stderr say so;
-    // -o FILE is the all-or-nothing form.
-    return service::WriteCards(source, cards, [&](std::string_view text) { return WriteStdout(ctx, text); });
-  }
-  // Colours only for a person at a terminal (and never with NO_COLOR set).
-  const bool color = a.output.empty() && isatty(fileno(ctx.out)) && std::getenv("NO_COLOR") == nullptr;
-  ASSIGN_OR_RETURN(std::string out, service::Render(source, kind, color, presenters));
-  return a.output.empty() ? WriteStdout(ctx, out) : format::WriteFileAtomically(a.output, out);
+  // Streamed, so that memory holds a block and not the document (a 1 GB log's
+  // cards are most of a GB). A replay that fails part way has then written
+  // part of the document: the exit status and the message on stderr say so;
+  // -o FILE is the all-or-nothing form. Colours only for a person at a
+  // terminal (and never with NO_COLOR set).
+  options.color = isatty(fileno(ctx.out)) && std::getenv("NO_COLOR") == nullptr;
+  return service::WriteReplay(source, format, options, [&](std::string_view text) { return WriteStdout(ctx, text); });
 }
 
 int Run(const Context& ctx, Args a) {

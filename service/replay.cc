@@ -1,5 +1,6 @@
 #include "service/replay.h"
 
+#include <memory>
 #include <vector>
 
 #include "engine/json/writer.h"
@@ -21,9 +22,24 @@ Status WriteRest(replay::CardBuilder& builder, const TextSink& write) {
   return write(builder.FinishText() + "\n");
 }
 
+// The transcript's passes over `source`.
+replay::EventPass TranscriptPass(const store::EventSource& source) {
+  return [&source](const replay::EventSink& sink) { return source.Read(replay::TranscriptNeeds, sink); };
+}
+
+std::unique_ptr<replay::TranscriptWriter> WriterFor(ReplayFormat format, bool color) {
+  switch (format) {
+    case ReplayFormat::kText: return replay::TextTranscriptWriter(color);
+    case ReplayFormat::kHtml: return replay::HtmlTranscriptWriter();
+    case ReplayFormat::kTranscript:
+    case ReplayFormat::kCards: break;  // the cards have their own writer (WriteCards)
+  }
+  return replay::JsonTranscriptWriter();
+}
+
 }  // namespace
 
-std::optional<replay::CardBuilder> PiecedCards(const store::EventSource& source, const CardsOptions& o) {
+std::optional<replay::CardBuilder> PiecedCards(const store::EventSource& source, const ReplayOptions& o) {
   if (o.threads < 2) return std::nullopt;
   const std::vector<store::Piece> pieces = source.PlanPieces(o.threads);
   if (pieces.size() < 2) return std::nullopt;
@@ -42,7 +58,7 @@ std::optional<ReplayFormat> ReplayFormatNamed(std::string_view name) {
   return std::nullopt;
 }
 
-Status WriteCards(const store::EventSource& source, const CardsOptions& o, const TextSink& write) {
+Status WriteCards(const store::EventSource& source, const ReplayOptions& o, const TextSink& write) {
   if (std::optional<replay::CardBuilder> pieced = PiecedCards(source, o)) return WriteRest(*pieced, write);
   replay::CardBuilder builder(source.session_id(), Or(o.presenters), replay::CardBuilder::Keep::kText);
   builder.ReserveText(o.drain_bytes       ? 2 * o.drain_bytes
@@ -55,13 +71,17 @@ Status WriteCards(const store::EventSource& source, const CardsOptions& o, const
   return WriteRest(builder, write);
 }
 
-Result<json::Value> Transcript(const store::EventSource& source, const presenters::PresenterSet* presenters) {
-  replay::TranscriptBuilder builder(source.session_id(), Or(presenters));
-  RETURN_IF_ERROR(source.Read(replay::TranscriptNeeds, [&](log::Event&& e) {
-    builder.Add(std::move(e));
-    return Status::Ok();
+Status WriteReplay(const store::EventSource& source, ReplayFormat format, const ReplayOptions& o,
+                   const TextSink& write) {
+  if (format == ReplayFormat::kCards) return WriteCards(source, o, write);
+  const std::unique_ptr<replay::TranscriptWriter> writer = WriterFor(format, o.color);
+  writer->Begin(source.session_id());
+  RETURN_IF_ERROR(replay::StreamTranscript(TranscriptPass(source), Or(o.presenters), [&](json::Value row) {
+    writer->Row(row);
+    return o.drain_bytes && writer->size() >= o.drain_bytes ? write(writer->Take()) : Status::Ok();
   }));
-  return builder.Finish();
+  writer->End();
+  return write(writer->Take());
 }
 
 Status StreamConversation(const store::EventSource& source, const RowSink& emit,
@@ -76,26 +96,6 @@ Status StreamConversation(const store::EventSource& source, const RowSink& emit,
   RETURN_IF_ERROR(read);
   stream.Finish();
   return Status::Ok();
-}
-
-Result<std::string> Render(const store::EventSource& source, ReplayFormat format, bool color,
-                           const presenters::PresenterSet* presenters) {
-  if (format == ReplayFormat::kCards) {
-    std::string out;
-    RETURN_IF_ERROR(WriteCards(source, {.presenters = presenters}, [&](std::string_view text) {
-      out += text;
-      return Status::Ok();
-    }));
-    return out;
-  }
-  ASSIGN_OR_RETURN(const json::Value transcript, Transcript(source, presenters));
-  switch (format) {
-    case ReplayFormat::kTranscript: return json::Serialize(transcript) + "\n";
-    case ReplayFormat::kHtml: return replay::RenderHtml(transcript);
-    case ReplayFormat::kText: return replay::RenderText(transcript, color);
-    case ReplayFormat::kCards: break;
-  }
-  return Status::InvalidArgument("unknown replay format");
 }
 
 }  // namespace retrace::service

@@ -29,14 +29,15 @@ std::optional<ReplayFormat> ReplayFormatNamed(std::string_view name);
 
 using TextSink = std::function<Status(std::string_view)>;
 
-struct CardsOptions {
+struct ReplayOptions {
   const presenters::PresenterSet* presenters = nullptr;  // default: the reference tools'
-  unsigned threads = 1;    // up to this many pieces
-  // Hand the document to `write` every this many bytes (memory then holds a
+  unsigned threads = 1;    // cards: up to this many pieces
+  // Hand the output to `write` every this many bytes (memory then holds a
   // block, not the document), or 0: all at the end, so that nothing of a
   // failed replay is written. A source replayed in pieces is written once
   // its pieces are joined.
   size_t drain_bytes = 0;
+  bool color = false;  // text: ANSI colours (the front end knows whether a person at a terminal reads it)
 };
 
 // The cards of `source` read in pieces on up to options.threads threads,
@@ -44,13 +45,16 @@ struct CardsOptions {
 // could not be read exactly (then a one-thread replay gives the document,
 // and any error). WriteCards uses it; a caller that wants the builder itself
 // (the benchmark) calls it too.
-std::optional<replay::CardBuilder> PiecedCards(const store::EventSource& source, const CardsOptions& options);
+std::optional<replay::CardBuilder> PiecedCards(const store::EventSource& source, const ReplayOptions& options);
 
 // The card document of `source`, ending with a newline, handed to `write`.
-Status WriteCards(const store::EventSource& source, const CardsOptions& options, const TextSink& write);
+Status WriteCards(const store::EventSource& source, const ReplayOptions& options, const TextSink& write);
 
-// The transcript (engine/replay/transcript.h) of `source`.
-Result<json::Value> Transcript(const store::EventSource& source, const presenters::PresenterSet* presenters = nullptr);
+// `source` replayed in `format`, handed to `write`: cards as WriteCards;
+// the transcript, text and HTML from two passes over the source (transcript.h),
+// in bounded memory.
+Status WriteReplay(const store::EventSource& source, ReplayFormat format, const ReplayOptions& options,
+                   const TextSink& write);
 
 // The conversation of `source` (engine/replay/conversation.h): each row
 // handed to `emit` as soon as it is complete, so that a front end streams a
@@ -59,11 +63,6 @@ Result<json::Value> Transcript(const store::EventSource& source, const presenter
 using RowSink = std::function<bool(json::Value row)>;
 Status StreamConversation(const store::EventSource& source, const RowSink& emit,
                           const presenters::PresenterSet* presenters = nullptr);
-
-// Transcript, text or HTML, rendered whole; `color` for text only (ANSI
-// colours: the front end knows whether a person at a terminal reads it).
-Result<std::string> Render(const store::EventSource& source, ReplayFormat format, bool color,
-                           const presenters::PresenterSet* presenters = nullptr);
 
 }  // namespace retrace::service
 

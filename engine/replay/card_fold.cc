@@ -53,6 +53,7 @@ void CardFold::Add(log::Event&& e) {
       call = {.call_id = call_id, .name = std::move(asked.first), .args = ParseLoggedArguments(asked.second), .seq = e.seq};
     }
     call.has_result = true;
+    call.result_seq = e.seq;
     call.is_error = result->is_error;
     static const Value::Array kNoContent;
     Present(index, std::move(call), result->content ? &result->content->as_array() : &kNoContent, result->meta);

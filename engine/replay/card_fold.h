@@ -33,6 +33,7 @@ struct PresentedCall {
   json::Value args{};
   int64_t seq = 0;  // its tool/call (or, without one, its tool/result)
   bool has_result = false;
+  int64_t result_seq = -1;  // its tool/result, when it has one
   bool is_error = false;
   // The tool's own views (soft-validated presenters), before any fallback.
   std::optional<json::Value> pending{}, result{};

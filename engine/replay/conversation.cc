@@ -2,6 +2,7 @@
 
 #include "engine/json/lenient.h"
 #include "engine/log/event_types.h"
+#include "engine/log/tool_events.h"
 #include "engine/replay/cards.h"
 
 namespace retrace::replay {
@@ -69,10 +70,25 @@ Value ToolRow(const PresentedCall& call) {
 
 bool ConversationNeeds(std::string_view type) { return CardsNeed(type) || type == log::kUserMessage; }
 
-ConversationStream::ConversationStream(const presenters::PresenterSet& presenters, Emit emit)
+bool TranscriptNeeds(std::string_view type) {
+  return ConversationNeeds(type) || type == log::kTurnStart || type == log::kTurnEnd ||
+         type.substr(0, 11) == "compaction/" || type == log::kToolCodeDispatch;
+}
+
+ConversationStream::ConversationStream(const presenters::PresenterSet& presenters, Emit emit,
+                                       const log::SurfaceFold* surface)
     : emit_(std::move(emit)),
+      surface_(surface),
       fold_(std::make_unique<CardFold>(presenters, [this](size_t index, PresentedCall&& call) {
         Value row = ToolRow(call);
+        if (surface_) {
+          // A call is in context while its result is on the surface.
+          row.Set("inContext", call.has_result && surface_->Classify(call.result_seq) == log::SurfaceClass::kCurrent);
+          if (auto subs = sub_calls_.find(call.call_id); subs != sub_calls_.end()) {
+            row.Set("subCalls", Value(std::move(subs->second)));
+            sub_calls_.erase(subs);
+          }
+        }
         auto slot = slot_of_call_.find(index);
         if (slot == slot_of_call_.end()) {  // presented by the event that made it: its slot comes next
           early_.emplace(index, std::move(row));
@@ -83,8 +99,12 @@ ConversationStream::ConversationStream(const presenters::PresenterSet& presenter
       })) {}
 
 void ConversationStream::Add(log::Event&& e) {
-  if (!ConversationNeeds(e.type)) return;
-  if (std::optional<Value> row = MessageRow(e)) rows_.emplace_back(std::move(*row));
+  if (!(surface_ ? TranscriptNeeds(e.type) : ConversationNeeds(e.type))) return;
+  if (surface_) AddStructure(e);
+  if (std::optional<Value> row = MessageRow(e)) {
+    MarkContext(*row, e.seq);
+    rows_.emplace_back(std::move(*row));
+  }
   if (!CardsNeed(e.type)) return Flush();
   const size_t before = fold_->calls();
   fold_->Add(std::move(e));
@@ -98,6 +118,44 @@ void ConversationStream::Add(log::Event&& e) {
     }
   }
   Flush();
+}
+
+void ConversationStream::AddStructure(const log::Event& e) {
+  const bool append = !e.surface_op || e.surface_op->kind == log::SurfaceOp::Kind::kAppend;
+  auto notice = [&](std::string text) {
+    Value row = Row(e.seq, "notice");
+    row.Set("text", std::move(text));
+    rows_.emplace_back(std::move(row));
+  };
+  if (e.type == log::kTurnStart || e.type == log::kTurnEnd) {
+    Value row = Row(e.seq, e.type == log::kTurnStart ? "turn" : "turn-end");
+    row.Set("turn", Get(e.data, "turn") ? *Get(e.data, "turn") : Value());
+    if (e.type == log::kTurnEnd) {
+      const Value* reason = Get(e.data, "reason");
+      row.Set("reason", Str(reason ? Get(*reason, "kind") : nullptr));
+    }
+    rows_.emplace_back(std::move(row));
+  } else if (e.type == log::kUserMessage && !append) {  // a compaction checkpoint replaces earlier rows for the model only
+    notice("Earlier context was compacted into a summary.");
+  } else if (e.type == log::kToolResult && !append) {
+    notice("A tool result was pruned from the model context.");
+  } else if (e.type == log::kCompactionSummary) {
+    const Value* seqs = Get(e.data, "shadowedSeqs");
+    notice("Context compacted: " + std::to_string(seqs && seqs->is_array() ? seqs->as_array().size() : 0) +
+           " events summarized.");
+  } else if (e.type == log::kToolCodeDispatch) {
+    // Shown under the run_code call they ran in, whose result comes after them.
+    Value sub = Value::MakeObject({{"subCallId", Str(Get(e.data, "subCallId"))},
+                                   {"name", Str(Get(e.data, "name"))},
+                                   {"args", Get(e.data, "arguments") ? *Get(e.data, "arguments") : Value()},
+                                   {"isError", Get(e.data, "isError") ? *Get(e.data, "isError") : Value(false)},
+                                   {"content", Get(e.data, "content") ? *Get(e.data, "content") : Value(Value::Array{})}});
+    sub_calls_[Str(Get(e.data, "rootCallId"))].push_back(std::move(sub));
+  }
+}
+
+void ConversationStream::MarkContext(Value& row, int64_t seq) const {
+  if (surface_) row.Set("inContext", surface_->Classify(seq) == log::SurfaceClass::kCurrent);
 }
 
 void ConversationStream::Finish() {

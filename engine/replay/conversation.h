@@ -1,11 +1,15 @@
-// A session's conversation as it streams: the rows of its transcript
-// (transcript.h) that a person saw — prompt, context, assistant, tool — in
-// seq order, each handed on as soon as it is complete, without the
-// transcript's inContext (which needs the whole log). A tool row waits for
-// its call to be presented (cards.h: at its result), and the rows after it
-// wait with it, so that order is kept; memory holds only those. What a
-// front end streams a session with (ACP's session/load). Pure and
-// deterministic: the rows are the transcript's, field for field.
+// A session's rows as they stream, each handed on as soon as it is complete.
+// Two forms, one code:
+//  - the conversation: the rows of its transcript (transcript.h) that a person
+//    saw — prompt, context, assistant, tool — without the transcript's
+//    inContext (which needs the whole log); what a front end streams a
+//    session with (ACP's session/load);
+//  - the transcript itself, given the surface the session ends with (a first
+//    pass over the log, transcript.h): turn, turn-end and notice rows too,
+//    inContext on each, a tool row's Code-Mode subCalls.
+// A tool row waits for its call to be presented (cards.h: at its result),
+// and the rows after it wait with it, so that order is kept; memory holds
+// only those. Pure and deterministic.
 #ifndef RETRACE_ENGINE_REPLAY_CONVERSATION_H_
 #define RETRACE_ENGINE_REPLAY_CONVERSATION_H_
 
@@ -18,6 +22,7 @@
 
 #include "engine/json/value.h"
 #include "engine/log/event.h"
+#include "engine/log/surface_fold.h"
 #include "engine/replay/card_fold.h"
 #include "presenters/presenter.h"
 
@@ -32,16 +37,20 @@ std::optional<json::Value> MessageRow(const log::Event& event);
 json::Value ToolRow(const PresentedCall& call);
 
 bool ConversationNeeds(std::string_view event_type);
+bool TranscriptNeeds(std::string_view event_type);
 
 class ConversationStream {
  public:
   using Emit = std::function<void(json::Value row)>;
 
-  ConversationStream(const presenters::PresenterSet& presenters, Emit emit);
+  // With `surface` (it must outlive the stream), the transcript's rows.
+  ConversationStream(const presenters::PresenterSet& presenters, Emit emit,
+                     const log::SurfaceFold* surface = nullptr);
   ConversationStream(const ConversationStream&) = delete;
   ConversationStream& operator=(const ConversationStream&) = delete;
 
-  // Feeds the next event, in seq order (events ConversationNeeds() rejects are ignored).
+  // Feeds the next event, in seq order (events ConversationNeeds(), or for
+  // the transcript TranscriptNeeds(), rejects are ignored).
   void Add(log::Event&& event);
   // After the last event: presents the calls still without a result and
   // hands on every row left.
@@ -49,13 +58,20 @@ class ConversationStream {
 
  private:
   void Flush();
+  // The transcript's rows that are not messages or tool calls (turns,
+  // notices), and Code-Mode sub-calls kept for their tool row.
+  void AddStructure(const log::Event& event);
+  // Sets inContext (`seq` on the final surface) when the stream makes the transcript.
+  void MarkContext(json::Value& row, int64_t seq) const;
 
   Emit emit_;
+  const log::SurfaceFold* surface_;
   std::unique_ptr<CardFold> fold_;
   std::deque<std::optional<json::Value>> rows_;  // in order; an empty slot awaits its call
   size_t first_ = 0;                             // the position of rows_.front() since the start
   std::map<size_t, size_t> slot_of_call_;        // card index → position
   std::map<size_t, json::Value> early_;          // tool rows presented before their slot was made
+  std::map<std::string, json::Value::Array> sub_calls_;  // rootCallId → Code-Mode sub-calls not yet shown
 };
 
 }  // namespace retrace::replay

@@ -1,4 +1,4 @@
-// RenderHtml (transcript.h): one self-contained page. No scripts, no
+// HtmlTranscriptWriter (transcript.h): one self-contained page. No scripts, no
 // external resources; every string from the log goes through Escape().
 #include "engine/json/writer.h"
 #include "engine/json/lenient.h"
@@ -57,14 +57,15 @@ ul{margin:4px 0;padding-left:20px}
 .sub{margin:6px 0 0 16px;font-size:13px;color:#4a5568}
 )";
 
+// Markup and escaped text appended to a writer's text.
 class Page {
  public:
+  explicit Page(std::string& out) : out_(out) {}
   void Raw(std::string_view s) { out_ += s; }
   void Text(std::string_view s) { out_ += Escape(s); }
-  std::string Take() { return std::move(out_); }
 
  private:
-  std::string out_;
+  std::string& out_;
 };
 
 void Pre(Page& p, std::string_view text, std::string_view cls = "") {
@@ -224,62 +225,72 @@ void Tool(Page& p, const Value& row, bool out) {
   p.Raw("</div>");
 }
 
+class HtmlWriter final : public TranscriptWriter {
+ public:
+  HtmlWriter() : p_(out_) {}
+  void Begin(const std::string& session_id) override;
+  void Row(const Value& row) override;
+  void End() override { p_.Raw("</main></body></html>\n"); }
+
+ private:
+  Page p_;
+};
+
+void HtmlWriter::Begin(const std::string& id) {
+  p_.Raw("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
+  p_.Text("retrace · " + id);
+  p_.Raw("</title><style>");
+  p_.Raw(kStyle);
+  p_.Raw("</style></head><body><main><h1>");
+  p_.Text("Session " + id);
+  p_.Raw("</h1>\n");
+}
+
+void HtmlWriter::Row(const Value& row) {
+  Page& p = p_;
+  const std::string kind = Str(Get(row, "kind"));
+  const Value* in = Get(row, "inContext");
+  const bool out = in && in->is_bool() && !in->as_bool();
+  const std::string cls = out ? " out" : "";
+  if (kind == "turn") {
+    p.Raw("<div class=\"turn\">Turn ");
+    p.Text(Num(Get(row, "turn")));
+    p.Raw("</div>\n");
+  } else if (kind == "turn-end") {
+    const std::string reason = Str(Get(row, "reason"));
+    p.Raw("<div class=\"turn-end " + Escape(reason) + "\">turn ");
+    p.Text(Num(Get(row, "turn")) + " " + reason);
+    p.Raw("</div>\n");
+  } else if (kind == "prompt" || kind == "context" || kind == "assistant" || kind == "notice") {
+    p.Raw("<div class=\"row " + kind + cls + "\">");
+    if (kind == "context") {
+      p.Raw("<span class=\"name\">");
+      p.Text(Str(Get(row, "plugin")).empty() ? Str(Get(row, "source")) : Str(Get(row, "plugin")));
+      if (const Value* form = Get(row, "form")) p.Text(" · " + Str(form));
+      p.Raw("</span> ");
+      if (const Value* summary = Get(row, "summary")) p.Text(Str(summary));
+    }
+    if (out) p.Raw("<span class=\"badge\">out of context</span>");
+    if (const Value* r = Get(row, "reasoning")) {
+      p.Raw("<div class=\"reasoning\">");
+      p.Text(Str(r));
+      p.Raw("</div>");
+    }
+    if (Str(Get(row, "form")) != "snapshot" && Get(row, "text")) {
+      p.Raw("<div class=\"text\">");
+      p.Text(Str(Get(row, "text")));
+      if (True(Get(row, "interrupted"))) p.Raw(" <i>(interrupted)</i>");
+      p.Raw("</div>");
+    }
+    p.Raw("</div>\n");
+  } else if (kind == "tool") {
+    Tool(p, row, out);
+    p.Raw("\n");
+  }
+}
+
 }  // namespace
 
-std::string RenderHtml(const Value& transcript) {
-  Page p;
-  const std::string id = Str(Get(transcript, "sessionId"));
-  p.Raw("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
-  p.Text("retrace · " + id);
-  p.Raw("</title><style>");
-  p.Raw(kStyle);
-  p.Raw("</style></head><body><main><h1>");
-  p.Text("Session " + id);
-  p.Raw("</h1>\n");
-  const Value* rows = Get(transcript, "rows");
-  for (const Value& row : rows && rows->is_array() ? rows->as_array() : Value::Array{}) {
-    const std::string kind = Str(Get(row, "kind"));
-    const Value* in = Get(row, "inContext");
-    const bool out = in && in->is_bool() && !in->as_bool();
-    const std::string cls = out ? " out" : "";
-    if (kind == "turn") {
-      p.Raw("<div class=\"turn\">Turn ");
-      p.Text(Num(Get(row, "turn")));
-      p.Raw("</div>\n");
-    } else if (kind == "turn-end") {
-      const std::string reason = Str(Get(row, "reason"));
-      p.Raw("<div class=\"turn-end " + Escape(reason) + "\">turn ");
-      p.Text(Num(Get(row, "turn")) + " " + reason);
-      p.Raw("</div>\n");
-    } else if (kind == "prompt" || kind == "context" || kind == "assistant" || kind == "notice") {
-      p.Raw("<div class=\"row " + kind + cls + "\">");
-      if (kind == "context") {
-        p.Raw("<span class=\"name\">");
-        p.Text(Str(Get(row, "plugin")).empty() ? Str(Get(row, "source")) : Str(Get(row, "plugin")));
-        if (const Value* form = Get(row, "form")) p.Text(" · " + Str(form));
-        p.Raw("</span> ");
-        if (const Value* summary = Get(row, "summary")) p.Text(Str(summary));
-      }
-      if (out) p.Raw("<span class=\"badge\">out of context</span>");
-      if (const Value* r = Get(row, "reasoning")) {
-        p.Raw("<div class=\"reasoning\">");
-        p.Text(Str(r));
-        p.Raw("</div>");
-      }
-      if (Str(Get(row, "form")) != "snapshot" && Get(row, "text")) {
-        p.Raw("<div class=\"text\">");
-        p.Text(Str(Get(row, "text")));
-        if (True(Get(row, "interrupted"))) p.Raw(" <i>(interrupted)</i>");
-        p.Raw("</div>");
-      }
-      p.Raw("</div>\n");
-    } else if (kind == "tool") {
-      Tool(p, row, out);
-      p.Raw("\n");
-    }
-  }
-  p.Raw("</main></body></html>\n");
-  return p.Take();
-}
+std::unique_ptr<TranscriptWriter> HtmlTranscriptWriter() { return std::make_unique<HtmlWriter>(); }
 
 }  // namespace retrace::replay

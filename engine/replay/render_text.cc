@@ -1,4 +1,4 @@
-// RenderText (transcript.h): the transcript for a terminal.
+// TextTranscriptWriter (transcript.h): the transcript for a terminal.
 #include "engine/json/writer.h"
 #include "engine/json/lenient.h"
 #include "engine/replay/transcript.h"
@@ -8,10 +8,10 @@ namespace {
 
 using json::Value;
 
-
+// Lines appended to a writer's text.
 class Out {
  public:
-  explicit Out(bool color) : color_(color) {}
+  Out(std::string& out, bool color) : out_(out), color_(color) {}
   // Appends `text` with every line prefixed by `indent`, in `style` (an ANSI SGR code).
   void Lines(std::string_view text, std::string_view indent = "", std::string_view style = "") {
     if (!text.empty() && text.back() == '\n') text.remove_suffix(1);  // a final newline ends the last line
@@ -33,11 +33,10 @@ class Out {
       out_ += '\n';
     }
   }
-  std::string Take() { return std::move(out_); }
 
  private:
+  std::string& out_;
   bool color_;
-  std::string out_;
 };
 
 constexpr std::string_view kDim = "2", kRed = "31", kGreen = "32", kCyan = "36", kBold = "1", kYellow = "33";
@@ -126,48 +125,54 @@ void ToolRow(Out& out, const Value& row, const std::string& marker) {
   }
 }
 
+class TextWriter final : public TranscriptWriter {
+ public:
+  explicit TextWriter(bool color) : lines_(out_, color) {}
+  void Begin(const std::string& session_id) override { lines_.Line("session " + session_id, kBold); }
+  void Row(const Value& row) override;
+  void End() override {}
+
+ private:
+  Out lines_;
+};
+
+void TextWriter::Row(const Value& row) {
+  const std::string kind = Str(Get(row, "kind"));
+  const Value* in = Get(row, "inContext");
+  const std::string marker = in && in->is_bool() && !in->as_bool() ? "  (out of context)" : "";
+  if (kind == "turn") {
+    lines_.Line("");
+    lines_.Line("── turn " + Num(Get(row, "turn")) + " ──", kBold);
+  } else if (kind == "turn-end") {
+    const std::string reason = Str(Get(row, "reason"));
+    lines_.Line("── turn " + Num(Get(row, "turn")) + " " + reason + " ──", reason == "completed" ? kDim : kYellow);
+  } else if (kind == "prompt") {
+    lines_.Lines(Str(Get(row, "text")) + marker, "› ", kBold);
+  } else if (kind == "context") {
+    const std::string form = Str(Get(row, "form"));
+    const std::string who = Str(Get(row, "plugin")).empty() ? Str(Get(row, "source")) : Str(Get(row, "plugin"));
+    if (form == "snapshot") {
+      lines_.Line("  ⟪" + who + "⟫ runtime context snapshot" + marker, kDim);
+    } else if (const Value* summary = Get(row, "summary")) {
+      lines_.Line("  ⟪" + who + (form.empty() ? "" : " · " + form) + "⟫ " + Str(summary) + marker, kDim);
+    } else {
+      lines_.Lines(Str(Get(row, "text")) + marker, "  ⟪" + who + "⟫ ", kDim);
+    }
+  } else if (kind == "assistant") {
+    if (const Value* r = Get(row, "reasoning")) lines_.Lines(Str(r), "  ∴ ", kDim);
+    const Value* interrupted = Get(row, "interrupted");
+    if (const Value* t = Get(row, "text")) {
+      lines_.Lines(Str(t) + (interrupted ? " [interrupted]" : "") + marker, "● ");
+    }
+  } else if (kind == "tool") {
+    ToolRow(lines_, row, marker);
+  } else if (kind == "notice") {
+    lines_.Line("  ※ " + Str(Get(row, "text")), kYellow);
+  }
+}
+
 }  // namespace
 
-std::string RenderText(const Value& transcript, bool color) {
-  Out out(color);
-  out.Line("session " + Str(Get(transcript, "sessionId")), kBold);
-  const Value* rows = Get(transcript, "rows");
-  if (!rows || !rows->is_array()) return out.Take();
-  for (const Value& row : rows->as_array()) {
-    const std::string kind = Str(Get(row, "kind"));
-    const Value* in = Get(row, "inContext");
-    const std::string marker = in && in->is_bool() && !in->as_bool() ? "  (out of context)" : "";
-    if (kind == "turn") {
-      out.Line("");
-      out.Line("── turn " + Num(Get(row, "turn")) + " ──", kBold);
-    } else if (kind == "turn-end") {
-      const std::string reason = Str(Get(row, "reason"));
-      out.Line("── turn " + Num(Get(row, "turn")) + " " + reason + " ──", reason == "completed" ? kDim : kYellow);
-    } else if (kind == "prompt") {
-      out.Lines(Str(Get(row, "text")) + marker, "› ", kBold);
-    } else if (kind == "context") {
-      const std::string form = Str(Get(row, "form"));
-      const std::string who = Str(Get(row, "plugin")).empty() ? Str(Get(row, "source")) : Str(Get(row, "plugin"));
-      if (form == "snapshot") {
-        out.Line("  ⟪" + who + "⟫ runtime context snapshot" + marker, kDim);
-      } else if (const Value* summary = Get(row, "summary")) {
-        out.Line("  ⟪" + who + (form.empty() ? "" : " · " + form) + "⟫ " + Str(summary) + marker, kDim);
-      } else {
-        out.Lines(Str(Get(row, "text")) + marker, "  ⟪" + who + "⟫ ", kDim);
-      }
-    } else if (kind == "assistant") {
-      if (const Value* r = Get(row, "reasoning")) out.Lines(Str(r), "  ∴ ", kDim);
-      const Value* interrupted = Get(row, "interrupted");
-      if (const Value* t = Get(row, "text")) {
-        out.Lines(Str(t) + (interrupted ? " [interrupted]" : "") + marker, "● ");
-      }
-    } else if (kind == "tool") {
-      ToolRow(out, row, marker);
-    } else if (kind == "notice") {
-      out.Line("  ※ " + Str(Get(row, "text")), kYellow);
-    }
-  }
-  return out.Take();
-}
+std::unique_ptr<TranscriptWriter> TextTranscriptWriter(bool color) { return std::make_unique<TextWriter>(color); }
 
 }  // namespace retrace::replay

@@ -14,49 +14,75 @@
 //   tool        {callId, name, args, pending, result, isError, inContext, subCalls?}
 //                                              at its tool/call (or its result, if it has no call)
 //   notice      {text}                         compaction, pruning
+//
+// Whether a row is in context depends on events after it (a compaction
+// shadows what came before), so a transcript reads the log twice: once to
+// fold the surface the session ends with, once to make the rows, each handed
+// on as soon as it is complete (conversation.h). Memory holds that surface
+// and the rows waiting for a call's result, never the session; the writers
+// below render rows one at a time, so a 1 GB log renders in bounded memory.
 #ifndef RETRACE_ENGINE_REPLAY_TRANSCRIPT_H_
 #define RETRACE_ENGINE_REPLAY_TRANSCRIPT_H_
 
-#include <map>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
+#include <utility>
 
+#include "engine/base/status.h"
 #include "engine/json/value.h"
 #include "engine/log/event.h"
-#include "engine/log/surface_fold.h"
-#include "engine/replay/cards.h"
+#include "engine/replay/conversation.h"
 #include "presenters/presenter.h"
 
 namespace retrace::replay {
 
-bool TranscriptNeeds(std::string_view event_type);
+// One pass over a session: its events in seq order, at least those
+// TranscriptNeeds() accepts, each handed to `sink`, stopping at the first
+// error `sink` returns. A transcript makes two passes; a live session may
+// grow between them, so the second stops where the first ended.
+using EventSink = std::function<Status(log::Event&&)>;
+using EventPass = std::function<Status(const EventSink& sink)>;
+using RowEmit = std::function<Status(json::Value row)>;
 
-class TranscriptBuilder {
+// The transcript's rows, each handed to `emit` once complete; an error from
+// `emit` (a reader gone) stops the passes and is returned.
+Status StreamTranscript(const EventPass& pass, const presenters::PresenterSet& presenters, const RowEmit& emit);
+
+// The whole transcript, {"sessionId", "rows"}: for tests and small sessions.
+Result<json::Value> BuildTranscript(const std::string& session_id, const EventPass& pass,
+                                    const presenters::PresenterSet& presenters);
+
+// Renders a transcript row by row: Begin, each row, End; the text is taken
+// as it grows (Take), so that a writer holds a block, never the document.
+class TranscriptWriter {
  public:
-  TranscriptBuilder(std::string session_id, const presenters::PresenterSet& presenters)
-      : session_id_(std::move(session_id)), cards_("", presenters) {}
-  void set_session_id(std::string id) { session_id_ = std::move(id); }
+  TranscriptWriter() = default;
+  TranscriptWriter(const TranscriptWriter&) = delete;  // implementations point at out_
+  TranscriptWriter& operator=(const TranscriptWriter&) = delete;
+  virtual ~TranscriptWriter() = default;
+  virtual void Begin(const std::string& session_id) = 0;
+  virtual void Row(const json::Value& row) = 0;
+  virtual void End() = 0;
+  size_t size() const { return out_.size(); }
+  std::string Take() { return std::exchange(out_, {}); }
 
-  // Feeds the next event, in seq order (events TranscriptNeeds() rejects are ignored).
-  void Add(log::Event&& event);
-  json::Value Finish();
-
- private:
-  std::string session_id_;
-  CardBuilder cards_;
-  log::SurfaceFold fold_;
-  std::vector<json::Value> rows_;
-  std::map<std::string, size_t> tool_rows_;          // callId → row
-  std::map<std::string, int64_t> result_seqs_;        // callId → its tool/result seq
-  std::map<std::string, json::Value::Array> sub_calls_;  // rootCallId → Code-Mode sub-calls
+ protected:
+  std::string out_;
 };
 
-// A terminal rendering of a transcript; ANSI colours only when `color`.
-std::string RenderText(const json::Value& transcript, bool color);
-
+// The transcript as JSON: one document, then a newline.
+std::unique_ptr<TranscriptWriter> JsonTranscriptWriter();
+// For a terminal; ANSI colours only when `color`.
+std::unique_ptr<TranscriptWriter> TextTranscriptWriter(bool color);
 // One self-contained HTML page (no scripts, no network): every logged string
 // is escaped; diffs and terminal output are rendered as an IDE would.
+std::unique_ptr<TranscriptWriter> HtmlTranscriptWriter();
+
+// A whole transcript (BuildTranscript's) through a writer.
+std::string Render(TranscriptWriter& writer, const json::Value& transcript);
+std::string RenderText(const json::Value& transcript, bool color);
 std::string RenderHtml(const json::Value& transcript);
 
 }  // namespace retrace::replay

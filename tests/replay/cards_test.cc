@@ -340,14 +340,18 @@ TEST(CardsTest, FuzzedLogsNeverCrashAndReplayDeterministically) {
     for (std::string* out : {&first, &second}) {
       CardBuilder builder("fuzz", presenters::ReferencePresenters());
       CardBuilder text_only("fuzz", presenters::ReferencePresenters(), CardBuilder::Keep::kText);
-      TranscriptBuilder transcript("fuzz", presenters::ReferencePresenters());
       for (const log::Event& e : damaged) {
         builder.Add(e);
         text_only.Add(e);
-        transcript.Add(log::Event(e));
       }
-      const Value t = transcript.Finish();
-      *out = json::Serialize(builder.Finish()) + RenderText(t, true) + RenderHtml(t);
+      auto t = BuildTranscript("fuzz",
+                               [&](const EventSink& sink) {
+                                 for (log::Event e : damaged) RETURN_IF_ERROR(sink(std::move(e)));
+                                 return Status::Ok();
+                               },
+                               presenters::ReferencePresenters());
+      ASSERT_TRUE(t.ok()) << "round " << rounds;
+      *out = json::Serialize(builder.Finish()) + RenderText(*t, true) + RenderHtml(*t);
       // Results out of order, without calls, or calls without results: the
       // entries written as they come still make the same document.
       ASSERT_EQ(text_only.FinishText(), json::Serialize(builder.Finish())) << "round " << rounds;

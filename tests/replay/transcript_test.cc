@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <vector>
 
 #include "engine/json/writer.h"
 #include "engine/replay/conversation.h"
@@ -20,15 +22,26 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using retrace::testing::FixturePath;
 
+// Two passes over the events `read` gives.
+Value TranscriptOf(const std::string& session_id, const std::function<Status(const EventSink&)>& read) {
+  auto t = BuildTranscript(session_id, read, presenters::ReferencePresenters());
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  return t.ok() ? *t : Value();
+}
+
 Value TranscriptOf(const std::string& path) {
-  TranscriptBuilder builder("", presenters::ReferencePresenters());
-  auto id = store::ReadFileEvents(path, TranscriptNeeds, [&](log::Event&& e) {
-    builder.Add(std::move(e));
+  auto source = store::EventSource::File(path);
+  EXPECT_TRUE(source.ok()) << source.status().message();
+  if (!source.ok()) return Value();
+  return TranscriptOf(source->session_id(), [&](const EventSink& sink) { return source->Read(TranscriptNeeds, sink); });
+}
+
+// A transcript of events made in the test.
+Value TranscriptOf(const std::string& session_id, const std::vector<log::Event>& events) {
+  return TranscriptOf(session_id, [&](const EventSink& sink) {
+    for (log::Event e : events) RETURN_IF_ERROR(sink(std::move(e)));
     return Status::Ok();
   });
-  EXPECT_TRUE(id.ok()) << id.status().message();
-  builder.set_session_id(id.ok() ? *id : "");
-  return builder.Finish();
 }
 
 std::string Kinds(const Value& t) {
@@ -78,7 +91,6 @@ TEST(ConversationStreamTest, RowsAreTheTranscriptsAndComeOutAsSoonAsComplete) {
 }
 
 TEST(TranscriptTest, CompactionKeepsRowsButMarksThemOutOfContext) {
-  TranscriptBuilder b("s", presenters::ReferencePresenters());
   auto message = [](const std::string& text, const std::string& id) {
     return Value::MakeObject({{"content", Value(Value::Array{Value::MakeObject({{"type", "text"}, {"text", text}})})},
                               {"source", Value::MakeObject({{"kind", "user"}})},
@@ -88,10 +100,58 @@ TEST(TranscriptTest, CompactionKeepsRowsButMarksThemOutOfContext) {
   log::Event first{"user/message", 0, 1, message("old prompt", "m1"), std::nullopt, log::SurfaceOp{}, false};
   log::Event summary{"user/message", 1, 2, message("<compacted-summary>…</compacted-summary>", "m2"),
                      std::vector<int64_t>{0}, log::SurfaceOp{log::SurfaceOp::Kind::kReplace, 0, 0}, false};
-  b.Add(std::move(first));
-  b.Add(std::move(summary));
-  EXPECT_EQ(json::Serialize(b.Finish()),
+  EXPECT_EQ(json::Serialize(TranscriptOf("s", {first, summary})),
             R"({"sessionId":"s","rows":[{"seq":0,"kind":"prompt","text":"old prompt","inContext":false},{"seq":1,"kind":"notice","text":"Earlier context was compacted into a summary."}]})");
+}
+
+// A live session grows while its transcript is made: the second pass stops
+// where the first ended, so the rows are those of one moment of the log.
+TEST(TranscriptTest, ASessionThatGrowsBetweenThePassesIsShownAsTheFirstPassSawIt) {
+  auto prompt = [](int64_t seq, const std::string& text) {
+    return log::Event{"user/message", seq, seq,
+                      Value::MakeObject({{"content", Value(Value::Array{Value::MakeObject({{"type", "text"}, {"text", text}})})},
+                                         {"source", Value::MakeObject({{"kind", "user"}})},
+                                         {"role", "user"},
+                                         {"id", "m" + std::to_string(seq)}}),
+                      std::nullopt, log::SurfaceOp{}, false};
+  };
+  std::vector<log::Event> events{prompt(0, "first")};
+  const Value t = TranscriptOf("s", [&](const EventSink& sink) {
+    for (log::Event e : events) RETURN_IF_ERROR(sink(std::move(e)));
+    events.push_back(prompt(static_cast<int64_t>(events.size()), "appended meanwhile"));
+    return Status::Ok();
+  });
+  EXPECT_EQ(json::Serialize(t),
+            R"({"sessionId":"s","rows":[{"seq":0,"kind":"prompt","text":"first","inContext":true}]})");
+}
+
+// Rows are handed on while the log is read (memory holds rows awaiting a
+// result, not the session), and an error from the reader of the rows stops both.
+TEST(TranscriptTest, RowsStreamDuringTheSecondPassAndAnEmitErrorStopsIt) {
+  auto source = store::EventSource::File(FixturePath("c04-bash-jobs.jsonl"));
+  ASSERT_TRUE(source.ok());
+  int passes = 0, events = 0, rows = 0, events_at_first_row = -1;
+  const EventPass pass = [&](const EventSink& sink) {
+    ++passes;
+    return source->Read(TranscriptNeeds, [&](log::Event&& e) {
+      ++events;
+      return sink(std::move(e));
+    });
+  };
+  ASSERT_TRUE(StreamTranscript(pass, presenters::ReferencePresenters(), [&](Value) {
+                if (rows++ == 0) events_at_first_row = events;
+                return Status::Ok();
+              }).ok());
+  EXPECT_EQ(passes, 2);
+  EXPECT_GT(rows, 20);
+  EXPECT_LT(events_at_first_row, events / 2 + 5);  // the first row came early in the second pass
+  rows = 0;
+  const Status st = StreamTranscript(pass, presenters::ReferencePresenters(), [&](Value) {
+    ++rows;
+    return Status::IoError("gone");
+  });
+  EXPECT_EQ(st.code(), Status::Code::kIoError);
+  EXPECT_EQ(rows, 1);
 }
 
 TEST(TranscriptTest, EveryFormatIsDeterministic) {
@@ -105,22 +165,22 @@ TEST(TranscriptTest, EveryFormatIsDeterministic) {
 
 TEST(TranscriptTest, HtmlEscapesEveryLoggedString) {
   const std::string evil = "<script>alert('x')</script>";
-  TranscriptBuilder b(evil, presenters::ReferencePresenters());
+  std::vector<log::Event> events;
   Value content = Value(Value::Array{Value::MakeObject({{"type", "text"}, {"text", evil}})});
-  b.Add(log::Event{"user/message", 0, 1,
+  events.push_back(log::Event{"user/message", 0, 1,
                    Value::MakeObject({{"content", content},
                                       {"source", Value::MakeObject({{"kind", "plugin"}, {"plugin", evil}, {"summary", evil}})},
                                       {"role", "user"},
                                       {"id", "m"}}),
                    std::nullopt, log::SurfaceOp{}, false});
-  b.Add(log::Event{"tool/call", 1, 1,
+  events.push_back(log::Event{"tool/call", 1, 1,
                    Value::MakeObject({{"turn", 1}, {"step", 1}, {"callId", evil}, {"name", evil}, {"arguments", "{\"x\":\"" + evil + "\"}"}}),
                    std::nullopt, std::nullopt, false});
-  b.Add(log::Event{"tool/call", 2, 1,
+  events.push_back(log::Event{"tool/call", 2, 1,
                    Value::MakeObject({{"turn", 1}, {"step", 1}, {"callId", "c2"}, {"name", "bash"},
                                       {"arguments", R"({"command":"<script>x</script>","description":"<b>"})"}}),
                    std::nullopt, std::nullopt, false});
-  const std::string html = RenderHtml(b.Finish());
+  const std::string html = RenderHtml(TranscriptOf(evil, events));
   EXPECT_THAT(html, Not(HasSubstr("<script")));
   EXPECT_THAT(html, Not(HasSubstr("<b>")));
   EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));

@@ -2,6 +2,11 @@
 // database, and replay with its choice of pieces or one thread made once.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <utility>
+#include <vector>
+
 #include "engine/json/parser.h"
 #include "service/catalog.h"
 #include "service/export.h"
@@ -23,7 +28,7 @@ std::string Golden(const std::string& fixture) {
                   ".cards.json");
 }
 
-std::string Cards(const store::EventSource& source, const CardsOptions& options) {
+std::string Cards(const store::EventSource& source, const ReplayOptions& options) {
   std::string out;
   const Status st = WriteCards(source, options, [&](std::string_view text) {
     out += text;
@@ -68,24 +73,82 @@ TEST(ReplayServiceTest, CardsAreTheGoldenDocumentWhateverTheSourceThreadsOrDrain
   EXPECT_EQ(compared, static_cast<int>(fixtures * 4 + fixtures - 1));  // one crashed log is not stored
 }
 
-TEST(ReplayServiceTest, RendersEachFormatAndTheCardsAsText) {
+std::string Replayed(const store::EventSource& source, ReplayFormat format, const ReplayOptions& options = {}) {
+  std::string out;
+  const Status st = WriteReplay(source, format, options, [&](std::string_view text) {
+    out += text;
+    return Status::Ok();
+  });
+  EXPECT_TRUE(st.ok()) << st.message();
+  return out;
+}
+
+// The transcript, text and HTML of each fixture (and of a log with Code-Mode
+// sub-calls, a pruned result and a compaction), from its file and from the
+// store, whole or handed on in small blocks: the committed golden, byte for
+// byte. (The goldens were written by the one-pass builder this streamed
+// replay replaced; RETRACE_UPDATE_GOLDEN=1 rewrites them after a deliberate
+// change of a format.)
+TEST(ReplayServiceTest, TranscriptTextAndHtmlAreTheGoldenWhateverTheSourceOrDraining) {
+  TempDir dir;
+  Catalog catalog({.db_path = dir / "t.db"});
+  std::vector<std::string> logs;
+  for (const std::string& f : retrace::testing::RawFixtures()) logs.push_back(FixturePath(f));
+  logs.push_back(FixturePath("synthetic/compacted-code-mode.jsonl"));
+  const bool update = std::getenv("RETRACE_UPDATE_GOLDEN") != nullptr;
+  int compared = 0;
+  for (const std::string& log : logs) {
+    const std::string name = std::filesystem::path(log).filename().string();
+    const std::string stem = std::string(RETRACE_SOURCE_DIR) + "/tests/golden/replay/" + name.substr(0, name.find(".jsonl"));
+    auto file = catalog.Resolve(log);
+    ASSERT_TRUE(file.ok()) << file.status().message();
+    std::vector<store::EventSource> sources{*file};
+    if (!name.ends_with(".crashed.jsonl")) {  // its repaired twin shares the session id
+      auto store = catalog.Open();
+      ASSERT_TRUE(store.ok()) << store.status().message();
+      ASSERT_TRUE(store::ImportJsonl(**store, log).ok()) << log;
+      auto stored = catalog.Resolve(file->session_id());
+      ASSERT_TRUE(stored.ok()) << stored.status().message();
+      sources.push_back(*stored);
+    }
+    for (auto [format, suffix] : {std::pair{ReplayFormat::kTranscript, ".transcript.json"},
+                                  std::pair{ReplayFormat::kText, ".txt"}, std::pair{ReplayFormat::kHtml, ".html"}}) {
+      if (update) retrace::testing::WriteFile(stem + suffix, Replayed(*file, format));
+      const std::string golden = ReadFile(stem + suffix);
+      for (const store::EventSource& source : sources) {
+        for (size_t drain : {size_t{0}, size_t{256}}) {
+          EXPECT_EQ(Replayed(source, format, {.drain_bytes = drain}), golden) << stem + suffix;
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(compared, 3 * 2 * (2 * static_cast<int>(logs.size()) - 1));
+}
+
+TEST(ReplayServiceTest, TextIsColouredOnlyWhenAskedAndFormatsAreNamed) {
   auto source = store::EventSource::File(FixturePath("s1-tools-inject.jsonl"));
   ASSERT_TRUE(source.ok());
-  auto cards = Render(*source, ReplayFormat::kCards, false);
-  ASSERT_TRUE(cards.ok());
-  EXPECT_EQ(*cards, Golden("s1-tools-inject.jsonl"));
-  auto transcript = Render(*source, ReplayFormat::kTranscript, false);
-  ASSERT_TRUE(transcript.ok());
-  EXPECT_TRUE(json::Parse(*transcript).ok());
-  auto html = Render(*source, ReplayFormat::kHtml, false);
-  ASSERT_TRUE(html.ok());
-  EXPECT_NE(html->find("<!DOCTYPE html>"), std::string::npos);
-  auto plain = Render(*source, ReplayFormat::kText, false), color = Render(*source, ReplayFormat::kText, true);
-  ASSERT_TRUE(plain.ok() && color.ok());
-  EXPECT_EQ(plain->find('\x1b'), std::string::npos);
-  EXPECT_NE(color->find('\x1b'), std::string::npos);
+  EXPECT_EQ(Replayed(*source, ReplayFormat::kCards), Golden("s1-tools-inject.jsonl"));
+  EXPECT_TRUE(json::Parse(Replayed(*source, ReplayFormat::kTranscript)).ok());
+  EXPECT_EQ(Replayed(*source, ReplayFormat::kText).find('\x1b'), std::string::npos);
+  EXPECT_NE(Replayed(*source, ReplayFormat::kText, {.color = true}).find('\x1b'), std::string::npos);
   EXPECT_EQ(ReplayFormatNamed("html"), ReplayFormat::kHtml);
   EXPECT_FALSE(ReplayFormatNamed("pdf").has_value());
+}
+
+// A reader that goes away (a closed pipe) stops the replay: the write error
+// comes back, and nothing more is read or written.
+TEST(ReplayServiceTest, AWriteErrorStopsATranscriptReplayAndIsReturned) {
+  auto source = store::EventSource::File(FixturePath("c04-bash-jobs.jsonl"));
+  ASSERT_TRUE(source.ok());
+  int writes = 0;
+  const Status st = WriteReplay(*source, ReplayFormat::kText, {.drain_bytes = 64}, [&](std::string_view) {
+    ++writes;
+    return Status::IoError("cannot write to stdout");
+  });
+  EXPECT_EQ(st.code(), Status::Code::kIoError);
+  EXPECT_EQ(writes, 1);
 }
 
 TEST(CatalogTest, ListsSessionsAsJsonAndSaysWhenThereIsNoDatabase) {

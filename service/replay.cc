@@ -76,7 +76,7 @@ Status WriteReplay(const store::EventSource& source, ReplayFormat format, const 
   if (format == ReplayFormat::kCards) return WriteCards(source, o, write);
   const std::unique_ptr<replay::TranscriptWriter> writer = WriterFor(format, o.color);
   writer->Begin(source.session_id());
-  RETURN_IF_ERROR(replay::StreamTranscript(TranscriptPass(source), Or(o.presenters), [&](json::Value row) {
+  RETURN_IF_ERROR(replay::StreamTranscript(TranscriptPass(source), Or(o.presenters), [&](const json::Value& row) {
     writer->Row(row);
     return o.drain_bytes && writer->size() >= o.drain_bytes ? write(writer->Take()) : Status::Ok();
   }));

@@ -12,6 +12,12 @@ namespace {
 
 using Stage = ToolRuntime::Stage;
 
+// What a synchronous body gave on the blocking pool: its value or its failure.
+struct BodyOutcome {
+  json::Value value;
+  std::optional<ErrorDetail> error;
+};
+
 ToolResult ErrorResult(const std::exception_ptr& e) { return ToolResult::Failure(DescribeException(e)); }
 
 ToolResult ErrorResult(const std::string& message) { return ToolResult::Failure(ErrorDetail{message, std::nullopt}); }
@@ -261,9 +267,25 @@ asio::awaitable<json::Value> ToolRuntime::RunBody(const ToolDefinition& def, Exe
   }
   // A synchronous body may block: it runs on the blocking pool while this
   // coroutine waits, so timers (deadlines) and other calls keep running.
-  co_return co_await asio::co_spawn(
-      blocking_pool_, [&def, &exec]() -> asio::awaitable<json::Value> { co_return def.execute(exec); },
+  // What it throws is described on the pool thread and thrown again here as a
+  // new exception: an exception object never crosses threads, so no thread
+  // frees what another still reads (its reference count lives in the C++
+  // runtime, where ThreadSanitizer cannot see it).
+  BodyOutcome outcome = co_await asio::co_spawn(
+      blocking_pool_,
+      [&def, &exec]() -> asio::awaitable<BodyOutcome> {
+        try {
+          co_return BodyOutcome{def.execute(exec), std::nullopt};
+        } catch (...) {
+          co_return BodyOutcome{json::Value(), DescribeException(std::current_exception())};
+        }
+      },
       asio::use_awaitable);
+  if (!outcome.error) co_return std::move(outcome.value);
+  if (outcome.error->info) {
+    throw ToolError(std::move(outcome.error->message), outcome.error->info->name, outcome.error->info->code);
+  }
+  throw std::runtime_error(outcome.error->message);
 }
 
 ToolDefinitionPtr ToolRuntime::ResolveOrThrow(const Execution& exec) const {

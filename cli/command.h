@@ -53,6 +53,7 @@ Command ShowCommand();
 Command TraceCommand();
 Command LineageCommand();
 Command CheckCommand();
+Command SdkCommand();
 
 }  // namespace retrace::cli
 

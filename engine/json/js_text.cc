@@ -72,6 +72,21 @@ size_t Utf16Length(std::string_view s) {
   return units;
 }
 
+std::string ToWellFormedUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const auto [cp, len] = CodePointAt(s, i);
+    if (cp >= 0xD800 && cp <= 0xDFFF && len == 3) {
+      out += "\xEF\xBF\xBD";
+    } else {
+      out.append(s.substr(i, len));
+    }
+    i += len;
+  }
+  return out;
+}
+
 bool IsJsBlank(std::string_view s) { return JsTrim(s).empty(); }
 
 std::optional<std::string> DecodeUtf8Strict(std::string bytes) {

@@ -40,6 +40,10 @@ size_t Utf16Length(std::string_view s);
 // (including U+00A0, U+FEFF, U+2028/U+2029 and the Zs category).
 bool IsJsBlank(std::string_view s);
 
+// The UTF-8 bytes Node writes for a string (Buffer.from(s), process.stdout):
+// each lone surrogate becomes one U+FFFD.
+std::string ToWellFormedUtf8(std::string_view wtf8);
+
 // new TextDecoder("utf-8", {fatal: true}).decode(bytes): a leading BOM is
 // dropped; nullopt when the bytes are not UTF-8.
 std::optional<std::string> DecodeUtf8Strict(std::string bytes);

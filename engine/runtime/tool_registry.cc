@@ -351,6 +351,15 @@ std::vector<ToolSchema> ToolRegistry::Schemas(const ScopePtr& scope) const {
   return out;
 }
 
+std::vector<schema::ToolSdkSchema> ToolRegistry::SdkSchemas(const ScopePtr& scope) const {
+  std::vector<schema::ToolSdkSchema> out;
+  for (const ToolDefinitionPtr& def : Visible(scope)) {
+    if (def->name == kRunCodeName) continue;
+    out.push_back({def->name, def->description, def->parameters, def->output.schema});
+  }
+  return out;
+}
+
 std::vector<std::shared_ptr<const PreExecuteFn>> ToolRegistry::PreExecuteFor(const ScopePtr& agent) const {
   return state_->For(state_->pre, agent);
 }

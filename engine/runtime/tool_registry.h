@@ -27,6 +27,7 @@
 #include "engine/runtime/registration.h"
 #include "engine/runtime/scope.h"
 #include "engine/runtime/tool_definition.h"
+#include "engine/schema/tools_sdk.h"
 
 namespace retrace::runtime {
 
@@ -74,6 +75,9 @@ class ToolRegistry {
   std::vector<ToolDefinitionPtr> Visible(const ScopePtr& scope = nullptr) const;
   // Visible() projected for the model: fresh copies, deterministic order.
   std::vector<ToolSchema> Schemas(const ScopePtr& scope = nullptr) const;
+  // Visible() less run_code, with each tool's output schema: what the Code
+  // Mode SDK declares for `scope` (schema::RenderToolsSdk).
+  std::vector<schema::ToolSdkSchema> SdkSchemas(const ScopePtr& scope = nullptr) const;
   // The presenters of the tools Visible() lists: what replays their calls.
   presenters::PresenterSet Presenters(const ScopePtr& scope = nullptr) const;
 

@@ -393,5 +393,41 @@ TEST_F(CliTest, AuditsQueriesAndSearchOverARecordedSessionAndFixtures) {
   EXPECT_EQ(Retrace("trace nope 1").code, 6);
 }
 
+TEST_F(CliTest, SdkOfASchemaFileIsUpstreamsTextInBothLanguages) {
+  const std::string golden = std::string(RETRACE_SOURCE_DIR) + "/tests/golden/sdk/types";
+  Outcome ts = Retrace("sdk --schemas " + golden + ".schemas.json");
+  EXPECT_EQ(ts.code, 0);
+  EXPECT_EQ(ts.out, ReadFile(golden + ".ts.txt"));
+  Outcome py = Retrace("sdk --language python --schemas " + golden + ".schemas.json -o " + dir_ / "sdk.py.txt");
+  EXPECT_EQ(py.code, 0) << py.out;
+  EXPECT_EQ(py.out, "");
+  EXPECT_EQ(ReadFile(dir_ / "sdk.py.txt"), ReadFile(golden + ".py.txt"));
+}
+
+TEST_F(CliTest, SdkWithoutAFileDeclaresTheBuiltinTools) {
+  Outcome ts = Retrace("sdk");
+  EXPECT_EQ(ts.code, 0);
+  for (const char* tool : {"bash", "edit", "glob", "grep", "job_kill", "job_list", "job_output", "read", "web_fetch", "write"}) {
+    EXPECT_THAT(ts.out, HasSubstr("\n  " + std::string(tool) + ": ")) << tool;
+  }
+  EXPECT_THAT(ts.out, ::testing::EndsWith("Promise<ToolOutputMap[K]>;\n}\n```"));
+  Outcome py = Retrace("sdk --language python");
+  EXPECT_EQ(py.code, 0);
+  EXPECT_THAT(py.out, HasSubstr("    async def read(self, args: ReadArgs) -> ReadOutput:\n        \"\"\"Read a UTF-8"));
+  EXPECT_THAT(py.out, HasSubstr("\ntools: Tools\n```"));
+}
+
+TEST_F(CliTest, SdkRefusesWhatIsNotASchemaSetNamingTheFileAndEntry) {
+  const std::string bad = dir_ / "bad.json";
+  retrace::testing::WriteFile(bad, R"([{"name":"ok","parameters":{}}, {"description":"no name"}])");
+  Outcome r = Retrace("sdk --schemas " + bad);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(bad + ": entry 1: \"name\" must be a string"));
+  retrace::testing::WriteFile(bad, "[{");
+  EXPECT_THAT(Retrace("sdk --schemas " + bad).out, HasSubstr(bad + ": "));
+  EXPECT_EQ(Retrace("sdk --language rust").code, 2);
+  EXPECT_EQ(Retrace("sdk --schemas " + dir_ / "missing.json").code, 2);
+}
+
 }  // namespace
 }  // namespace retrace::cli

@@ -45,6 +45,13 @@ TEST(JsTextTest, TrimAndBlankUseJavaScriptWhitespace) {
   EXPECT_TRUE(IsJsBlank(""));
 }
 
+TEST(JsTextTest, WellFormedUtf8WritesEachLoneSurrogateAsOneReplacementAsNodeDoes) {
+  // "a" + U+D800 (lone, WTF-8) + U+1F600 (a pair) + U+DC00 (lone)
+  EXPECT_EQ(ToWellFormedUtf8("a\xED\xA0\x80\xF0\x9F\x98\x80\xED\xB0\x80"),
+            "a\xEF\xBF\xBD\xF0\x9F\x98\x80\xEF\xBF\xBD");
+  EXPECT_EQ(ToWellFormedUtf8("plain \xE2\x80\x94 text"), "plain \xE2\x80\x94 text");
+}
+
 TEST(JsTextTest, StrictDecodingRefusesWhatTextDecoderRefusesAndDropsABom) {
   EXPECT_EQ(DecodeUtf8Strict("\xef\xbb\xbfok"), "ok");
   EXPECT_EQ(DecodeUtf8Strict("\xc0\x80"), std::nullopt);       // overlong

@@ -7,6 +7,7 @@
 
 #include "engine/json/lenient.h"
 #include "engine/json/writer.h"
+#include "engine/schema/schema_compiler.h"
 #include "engine/schema/schema_spec.h"
 #include "presenters/views.h"
 
@@ -481,6 +482,29 @@ std::optional<Value> JobListCall(const Value&) {
   return Card("generic").Set("title", "List background jobs").Set("kind", "read").Build();
 }
 
+// --- run_code (dsh-tools' Code Mode transport) ---
+
+Value RunCodeParameters() {
+  // The TypeScript flavor's texts; soft validation reads only the types, which
+  // both flavors share (engine/runtime/code_mode.h has both).
+  return Parameters({
+      {"code", String().Required().Description("The program: the body of an async TypeScript function.")},
+      {"description",
+       String().Required().Description(
+           "Clear, concise description of what this program does in active voice, 5-10 words (shown in the UI). "
+           "Examples: \"Count TODO markers across packages\"; \"Read failing test and its fixture\"; \"Rename config "
+           "key in every cordis.yml\".")},
+  });
+}
+
+std::optional<Value> RunCodeCall(const Value& args) {
+  return Card("generic")
+      .Set("title", Str(args, "description"))
+      .Set("kind", "execute")
+      .Set("rawInput", Str(args, "code"))
+      .Build();
+}
+
 struct Entry {
   const char* name;
   Value (*parameters)();
@@ -535,6 +559,12 @@ json::Value ReferenceParameters(std::string_view tool) {
 }
 
 const PresenterSet& ReferencePresenters() { return Reference().set; }
+
+ToolPresenterPtr RunCodePresenter() {
+  static const ToolPresenterPtr kPresenter =
+      MakeToolPresenter("run_code", *schema::CompileParameters(RunCodeParameters()), RunCodeCall, nullptr);
+  return kPresenter;
+}
 
 Result<ToolPresenterPtr> ReferencePresenter(std::string_view tool) {
   const ReferenceSet& r = Reference();

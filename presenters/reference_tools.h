@@ -17,6 +17,12 @@ json::Value ReferenceParameters(std::string_view tool);
 // The reference presenters, built once.
 const PresenterSet& ReferencePresenters();
 
+// dsh-tools' own run_code presenter (a generic card titled with the
+// program's description). Not in ReferencePresenters(): only a deployment in
+// Code Mode shows it; in a native one (the fixtures') run_code is an unknown
+// tool and its calls get the generic fallback.
+ToolPresenterPtr RunCodePresenter();
+
 // One reference tool's presenter: NotFound for a tool that has none, or the
 // error that kept it from being built.
 Result<ToolPresenterPtr> ReferencePresenter(std::string_view tool);

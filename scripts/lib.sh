@@ -10,7 +10,7 @@ RETRACE_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libsqlite3-dev libzstd-dev zstd libsimdjson-dev libcli11-dev libgtest-dev libgmock-dev ripgrep
   libboost-dev libspdlog-dev libmimalloc-dev libssl-dev openssl ca-certificates
-  nlohmann-json3-dev dpkg-dev libicu-dev
+  nlohmann-json3-dev dpkg-dev libicu-dev bubblewrap python3
 )
 
 # What only the tests need, each a Debian package named like its command: npm fetches the

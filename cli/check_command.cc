@@ -26,7 +26,7 @@ int Run(const Context& ctx, const Args& a) {
   o.fuzz = a.fuzz;
   auto external = StartPresenters(a.presenters);
   if (!external.ok()) return ctx.Fail(external.status());
-  if (*external) o.presenters = &(*external)->presenters();
+  o.presenters = PresentersFor(a.presenters, external->get());
   const bool tty = isatty(fileno(ctx.err));
   if (tty) {
     o.progress = [&ctx](size_t done, size_t total) {

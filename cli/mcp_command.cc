@@ -3,6 +3,7 @@
 
 #include <csignal>
 
+#include "cli/code_mode_option.h"
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "cli/script_session.h"
@@ -15,6 +16,7 @@ struct McpOptions {
   ScriptSession session;
   size_t max_frame_bytes = size_t{16} << 20;
   double shutdown_grace_s = 5;
+  CodeModeOption code;
 };
 
 int Run(const Context& ctx, const McpOptions& opt) {
@@ -22,7 +24,9 @@ int Run(const Context& ctx, const McpOptions& opt) {
   // does (mcp/stdio.h); without this its closed pipe would kill the process
   // mid-call with SIGPIPE.
   std::signal(SIGPIPE, SIG_IGN);
-  service::LiveOptions live_options = LiveOptionsFor(ctx, opt.session);
+  ScriptSession how = opt.session;
+  how.code = CodeModeFrom(opt.code);
+  service::LiveOptions live_options = LiveOptionsFor(ctx, how);
   Result<std::unique_ptr<service::LiveSession>> live = service::LiveSession::Open(ctx.catalog(), live_options);
   if (!live.ok()) return ctx.Fail(live.status());
   std::fprintf(ctx.err, "retrace mcp: serving %s over stdio; recording into session %s of %s\n",
@@ -62,11 +66,14 @@ Command McpCommand() {
             sub.add_option("--shutdown-grace", opt->shutdown_grace_s,
                            "Seconds calls may finish after SIGTERM before they are aborted (default 5)")
                 ->check(CLI::Range(0.0, 3600.0));
+            AddCodeModeOption(sub, opt->code);
             sub.footer(
                 "MCP over stdio (revisions 2025-11-25, 2025-06-18, 2025-03-26): one JSON-RPC message per\n"
                 "line on stdin and stdout; logs go to stderr. Every tools/call runs through the tool runtime\n"
                 "and is recorded into the session (created at the first call; --db chooses the database).\n"
-                "End of input finishes the calls in flight, closes the turn and exits 0. See docs/MCP.md.\n"
+                "End of input finishes the calls in flight, closes the turn and exits 0. With --tools-mode\n"
+                "code, tools/list holds run_code alone and the initialize instructions carry the SDK.\n"
+                "See docs/MCP.md.\n"
                 "Claude Code:  claude mcp add retrace -- retrace --db ~/.retrace/retrace.db mcp --workspace .\n");
             return [&ctx, opt] { return Run(ctx, *opt); };
           }};

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "presenters/reference_tools.h"
+
 namespace retrace::cli {
 
 void AddPresentersOption(CLI::App& sub, PresentersOption& o) {
@@ -12,6 +14,15 @@ void AddPresentersOption(CLI::App& sub, PresentersOption& o) {
   sub.add_option("--presenters-timeout", o.timeout_s,
                  "Seconds the program has for each answer before that call counts as failed (default 10)")
       ->check(CLI::PositiveNumber);
+  sub.add_option("--tools-mode", o.tools_mode,
+                 "The deployment the sessions were recorded in: native (default) or code/both, where run_code\n"
+                 "calls show run_code's own card (as `retrace run --tools-mode code` recorded them)")
+      ->check(CLI::IsMember({"native", "code", "both"}));
+}
+
+const presenters::PresenterSet* PresentersFor(const PresentersOption& o, const check::ExternalPresenters* external) {
+  if (external != nullptr) return &external->presenters();
+  return o.tools_mode == "native" ? nullptr : &presenters::CodeModePresenters();
 }
 
 Result<std::unique_ptr<check::ExternalPresenters>> StartPresenters(const PresentersOption& o) {

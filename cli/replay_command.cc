@@ -55,7 +55,7 @@ int Run(const Context& ctx, Args a) {
   if (a.threads == 0) a.threads = std::max(1u, std::thread::hardware_concurrency());
   auto external = StartPresenters(a.presenters);
   if (!external.ok()) return ctx.Fail(external.status());
-  const Status st = Replay(ctx, a, *external ? &(*external)->presenters() : nullptr);
+  const Status st = Replay(ctx, a, PresentersFor(a.presenters, external->get()));
   if (*external && (*external)->failures() > 0) {
     // Those calls show the generic card; `retrace check` names each of them.
     std::fprintf(ctx.err, "retrace: warning: %d presentations failed and show the generic card; the last: %s\n",

@@ -2,6 +2,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/code_mode_option.h"
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "cli/script_session.h"
@@ -14,6 +15,7 @@ struct RunOptions {
   std::string session;
   std::string workspace = ".";
   size_t max_parallel = 10;
+  CodeModeOption code;
 };
 
 Result<std::string> ReadFile(const std::string& path) {
@@ -31,6 +33,7 @@ int Run(const Context& ctx, const RunOptions& opt) {
   if (!ops.ok()) return ctx.Fail(ops.status());
 
   ScriptSession how{opt.session, opt.workspace, opt.max_parallel, nullptr};
+  how.code = CodeModeFrom(opt.code);
   Result<ScriptOutcome> outcome = RecordScript(ctx, *ops, how);
   if (!outcome.ok()) return ctx.Fail(outcome.status());
   std::fprintf(ctx.out, "%s\n", Summary(*outcome).c_str());
@@ -51,13 +54,16 @@ Command RunCommand() {
                            "Directory the built-in tools work in and are confined to (default: the current directory)");
             sub.add_option("--max-parallel", opt->max_parallel, "Concurrency-safe calls that may run at once")
                 ->check(CLI::Range(1, 1000));
+            AddCodeModeOption(sub, opt->code);
             sub.footer(
                 "Each script line is one op: prompt (starts a turn), assistant (one model step whose\n"
                 "toolCalls run through the pipeline), inject, cancel, end. Every tool/call is durable\n"
                 "before its body runs. Built-in tools (dsh's reference tools): read, write, edit (confined\n"
                 "to --workspace), glob, grep, bash (run_in_background gives bash-1, bash-2, ...),\n"
                 "job_output, job_list, job_kill, web_fetch (http and https; $SSL_CERT_FILE adds CAs);\n"
-                "other names resolve to UNKNOWN_TOOL. See docs/RUN_SCRIPTS.md. Example:\n"
+                "other names resolve to UNKNOWN_TOOL. With --tools-mode code, run_code runs a TypeScript or\n"
+                "Python program whose tools.<name>(args) calls are recorded as nested dispatches\n"
+                "(`retrace sdk` prints what the model is told). See docs/RUN_SCRIPTS.md. Example:\n"
                 "  {\"op\":\"prompt\",\"text\":\"list the files\"}\n"
                 "  {\"op\":\"assistant\",\"toolCalls\":[{\"id\":\"c1\",\"name\":\"read\",\"arguments\":\"{\\\"file_path\\\":\\\"README.md\\\"}\"}]}\n"
                 "  {\"op\":\"assistant\",\"text\":\"Done.\"}\n");

@@ -58,7 +58,8 @@ service::LiveOptions LiveOptionsFor(const Context& ctx, const ScriptSession& how
           }(),
           .now_ms = [&ctx] { return ctx.NowMs(); },
           .new_id = NewUuid,
-          .warn = [&ctx](const std::string& message) { std::fprintf(ctx.err, "retrace: %s\n", message.c_str()); }};
+          .warn = [&ctx](const std::string& message) { std::fprintf(ctx.err, "retrace: %s\n", message.c_str()); },
+          .code = how.code};
 }
 
 Result<ScriptOutcome> RecordScript(const Context& ctx, const std::vector<host::ScriptOp>& ops, const ScriptSession& how) {

@@ -6,6 +6,7 @@
 #define RETRACE_CLI_SCRIPT_SESSION_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct ScriptSession {
   // Extra policy (guards, listeners) to install on the runtime for the run.
   std::function<std::vector<runtime::Registration>(runtime::ToolRuntime&)> policies{};
   std::string spill_dir{};  // over-cap output; empty: $TMPDIR/retrace-spill-<uid>
+  std::optional<service::CodeModeOptions> code{};  // Code Mode (cli/code_mode_option.h)
 };
 
 using ScriptOutcome = service::RecordOutcome;

@@ -88,6 +88,18 @@ void Server::Dispatch(const Frame& f, std::shared_ptr<void> hold) {
   send_(ErrorFrame(f.id, kMethodNotFound, "Method not found: " + f.method));
 }
 
+// What the client is told: where its calls are recorded and, in Code Mode,
+// the `tools:code-only` rule (under `code`) and the SDK run_code programs use.
+std::string Server::Instructions() const {
+  std::string text = "Every tool call is recorded durably in retrace session " + live_.session_id() + " (workspace " +
+                     live_.workspace() + ").";
+  if (live_.runtime().registry().ModeFor(live_.agent()) == runtime::ToolsMode::kCode) {
+    text += std::string("\n\n") + runtime::kCodeOnlyInstruction;
+  }
+  if (std::string sdk = live_.ToolsSdk(); !sdk.empty()) text += "\n\n" + sdk;
+  return text;
+}
+
 Value Server::Initialize(const Value& params) {
   const Value* requested = params.Find("protocolVersion");
   version_ = std::string(NegotiateVersion(requested && requested->is_string() ? requested->as_string() : ""));
@@ -106,8 +118,7 @@ Value Server::Initialize(const Value& params) {
       {{"protocolVersion", version_},
        {"capabilities", Value::MakeObject({{"tools", Value::MakeObject({{"listChanged", true}})}})},
        {"serverInfo", std::move(info)},
-       {"instructions", "Every tool call is recorded durably in retrace session " + live_.session_id() +
-                            " (workspace " + live_.workspace() + ")."}});
+       {"instructions", Instructions()}});
 }
 
 Status Server::NoteClient() {

@@ -72,6 +72,7 @@ class Server {
   struct Call;
   void Dispatch(const rpc::Frame& frame, std::shared_ptr<void> hold);
   json::Value Initialize(const json::Value& params);
+  std::string Instructions() const;
   void StartCall(const rpc::Frame& frame, std::shared_ptr<void> hold);
   runtime::asio::awaitable<void> RunCall(std::shared_ptr<Call> call);
   runtime::asio::awaitable<void> ReportProgress(std::shared_ptr<Call> call);

@@ -566,6 +566,15 @@ ToolPresenterPtr RunCodePresenter() {
   return kPresenter;
 }
 
+const PresenterSet& CodeModePresenters() {
+  static const PresenterSet kSet = [] {
+    PresenterSet set = ReferencePresenters();
+    set.Add(RunCodePresenter());
+    return set;
+  }();
+  return kSet;
+}
+
 Result<ToolPresenterPtr> ReferencePresenter(std::string_view tool) {
   const ReferenceSet& r = Reference();
   if (auto f = r.failed.find(tool); f != r.failed.end()) {

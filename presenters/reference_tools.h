@@ -23,6 +23,9 @@ const PresenterSet& ReferencePresenters();
 // tool and its calls get the generic fallback.
 ToolPresenterPtr RunCodePresenter();
 
+// ReferencePresenters() and RunCodePresenter(): a Code Mode deployment's.
+const PresenterSet& CodeModePresenters();
+
 // One reference tool's presenter: NotFound for a tool that has none, or the
 // error that kept it from being built.
 Result<ToolPresenterPtr> ReferencePresenter(std::string_view tool);

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "engine/runtime/run_code.h"
 #include "engine/runtime/timeout_policy.h"
 #include "store/sqlite_event_log.h"
 #include "tools/builtin_tools.h"
@@ -51,6 +52,16 @@ Result<std::unique_ptr<LiveSession>> LiveSession::Open(const Catalog& catalog, L
     ASSIGN_OR_RETURN(runtime::Registration reg, rt.registry().Register(def));
     live->registered_.push_back(std::move(reg));
   }
+  if (const std::optional<CodeModeOptions>& code = live->options_.code; code && code->mode != runtime::ToolsMode::kNative) {
+    // run_code's programs work in the tools' workspace.
+    tools::CodeRuntimeOptions ro = code->runtime;
+    ro.workspace = live->parts_->host.workspace.root();
+    ASSIGN_OR_RETURN(std::unique_ptr<tools::CodeRuntime> runner, tools::CodeRuntime::Create(std::move(ro)));
+    ASSIGN_OR_RETURN(runtime::ToolDefinitionPtr run_code,
+                     runtime::MakeRunCodeTool(rt, std::shared_ptr<const runtime::CodeRunner>(std::move(runner)),
+                                              {.max_parallel_sub_calls = code->max_parallel_sub_calls}));
+    rt.registry().SetCodeMode(code->mode, std::move(run_code));
+  }
   if (live->options_.policies) {
     for (runtime::Registration& reg : live->options_.policies(rt)) live->registered_.push_back(std::move(reg));
   }
@@ -58,6 +69,11 @@ Result<std::unique_ptr<LiveSession>> LiveSession::Open(const Catalog& catalog, L
 }
 
 const std::string& LiveSession::workspace() const { return parts_->host.workspace.root(); }
+
+std::string LiveSession::ToolsSdk() const {
+  if (!options_.code || runtime_.registry().ModeFor(agent_) == runtime::ToolsMode::kNative) return "";
+  return schema::RenderToolsSdk(runtime_.registry().SdkSchemas(agent_), options_.code->runtime.language);
+}
 
 runtime::RecorderEnv LiveSession::env() const {
   return runtime::RecorderEnv{options_.now_ms, options_.new_id, /*card_snapshots=*/true};

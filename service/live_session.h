@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,12 +24,22 @@
 #include "engine/json/value.h"
 #include "engine/runtime/asio.h"
 #include "engine/runtime/call_gate.h"
+#include "engine/runtime/code_mode.h"
 #include "engine/runtime/registration.h"
 #include "engine/runtime/session_recorder.h"
 #include "engine/runtime/tool_runtime.h"
 #include "service/catalog.h"
+#include "tools/code_runtime.h"
 
 namespace retrace::service {
+
+// Code Mode for a live session: how its tools are presented, and the runtime
+// run_code's programs run in (dsh-tool-contract §7).
+struct CodeModeOptions {
+  runtime::ToolsMode mode = runtime::ToolsMode::kNative;
+  tools::CodeRuntimeOptions runtime{};
+  size_t max_parallel_sub_calls = 10;
+};
 
 struct LiveOptions {
   std::string session_id;        // created, or continued when it exists
@@ -44,6 +55,8 @@ struct LiveOptions {
   // Said to the user, not recorded: a turn a crash left open and was closed,
   // a job notice that could not be recorded.
   std::function<void(const std::string&)> warn = [](const std::string&) {};
+  // Code Mode (`code` or `both`); nullopt or `native`: the tools as they are.
+  std::optional<CodeModeOptions> code{};
 };
 
 class LiveSession {
@@ -58,6 +71,8 @@ class LiveSession {
 
   const std::string& session_id() const { return options_.session_id; }
   const std::string& workspace() const;
+  // The Code Mode SDK text the session's model programs against ("" under `native`).
+  std::string ToolsSdk() const;
   runtime::ToolRuntime& runtime() { return runtime_; }
   const runtime::ScopePtr& agent() const { return agent_; }
   runtime::RecorderEnv env() const;

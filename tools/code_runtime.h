@@ -35,43 +35,16 @@
 #include "engine/base/status.h"
 #include "engine/json/value.h"
 #include "engine/runtime/cancellation.h"
+#include "engine/runtime/code_runner.h"
 #include "engine/schema/tools_sdk.h"
 
 namespace retrace::tools {
 
-// Why a run failed (dsh-code-runtime's CodeRunFailure): "exception",
-// "timeout", "abort", "worker-exit", "invalid-output" or "output-limit".
-struct CodeRunFailure {
-  std::string kind;
-  std::string message;
-};
-
-struct CodeRunResult {
-  std::optional<json::Value> value;  // the program's return value, when it gave one
-  std::vector<std::string> logs;     // what it printed, in order
-  std::optional<CodeRunFailure> error;
-};
-
-// A binding's answer to one call: the value it resolves to, or the message
-// the program's rejection carries (Status::message()).
-using BindingReply = std::function<void(Result<json::Value>)>;
-// One binding function. `args` is nullopt when the program passed something
-// that is not lossless JSON. `reply` may be called later and from any thread,
-// once; a reply after the run settled is dropped.
-using BindingFn = std::function<void(std::optional<json::Value> args, BindingReply reply)>;
-
-// A global of the program (`tools`) holding binding functions, and the error
-// class its rejections are instances of (`ToolCallError`, whose
-// `member_property` — `toolName` — names the function that failed).
-struct CodeBindingNamespace {
-  struct ErrorClass {
-    std::string name;
-    std::string member_property;
-  };
-  std::string global;
-  std::vector<std::pair<std::string, BindingFn>> functions;
-  std::optional<ErrorClass> error_class;
-};
+using runtime::BindingFn;
+using runtime::BindingReply;
+using runtime::CodeBindingNamespace;
+using runtime::CodeRunFailure;
+using runtime::CodeRunResult;
 
 enum class CodeSandbox { kBwrap, kNone };
 
@@ -87,7 +60,7 @@ struct CodeRuntimeOptions {
   uint64_t memory_mb = 512;  // Node's old-generation heap; Python's address space
 };
 
-class CodeRuntime {
+class CodeRuntime : public runtime::CodeRunner {
  public:
   // Checks the options and that the interpreter runs (Node 22.13 or later, for
   // its type stripping; Python 3.9 or later) and, for kBwrap, that bubblewrap does.
@@ -95,10 +68,12 @@ class CodeRuntime {
 
   const CodeRuntimeOptions& options() const { return options_; }
 
+  schema::SdkLanguage language() const override { return options_.language; }
+
   // Runs `program` (the body of an async function) to settlement on this
   // thread; bindings are called on it too. `abort` stops the run (kind "abort").
   CodeRunResult Run(std::string_view program, const std::vector<CodeBindingNamespace>& bindings,
-                    const runtime::Signal* abort = nullptr) const;
+                    const runtime::Signal* abort = nullptr) const override;
 
  private:
   explicit CodeRuntime(CodeRuntimeOptions options) : options_(std::move(options)) {}

@@ -101,19 +101,24 @@ std::optional<ToolsMode> ParseToolsMode(std::string_view name) {
 
 std::string RunCodeDescription(schema::SdkLanguage language) { return FlavorOf(language).description; }
 
-json::Value RunCodeParameters(schema::SdkLanguage language) {
+json::Value RunCodeParametersSpec(schema::SdkLanguage language) {
   using schema::String;
-  return *schema::CompileParameters(schema::Parameters({
+  return schema::Parameters({
       {"code", String().Required().Description(FlavorOf(language).code_description)},
       {"description", String().Required().Description(kDescriptionParameter)},
-  }));
+  });
 }
 
-json::Value RunCodeOutputSchema() {
-  using namespace schema;  // NOLINT(google-build-using-namespace): the DSL reads as a schema
-  Spec logs = Array(String()).Required();
-  return *CompileValue(Object(false, {{"logs", logs}, {"result", Json()}}));
+json::Value RunCodeParameters(schema::SdkLanguage language) {
+  return *schema::CompileParameters(RunCodeParametersSpec(language));
 }
+
+json::Value RunCodeOutputSpec() {
+  using namespace schema;  // NOLINT(google-build-using-namespace): the DSL reads as a schema
+  return Object(false, {{"logs", Array(String()).Required()}, {"result", Json()}});
+}
+
+json::Value RunCodeOutputSchema() { return *schema::CompileValue(RunCodeOutputSpec()); }
 
 std::string RenderRunCodeOutput(const Value& output) {
   std::string text;

@@ -31,9 +31,11 @@ inline constexpr char kCodeOnlyInstruction[] =
 // runtime's language.
 std::string RunCodeDescription(schema::SdkLanguage language);
 json::Value RunCodeParameters(schema::SdkLanguage language);
+json::Value RunCodeParametersSpec(schema::SdkLanguage language);  // the same, as the schema DSL
 
 // run_code's canonical output: {logs: string[], result?: any JSON} (raw schema).
 json::Value RunCodeOutputSchema();
+json::Value RunCodeOutputSpec();  // the same, as the schema DSL
 
 // The model-facing text of a run's output {logs, result?}: the logs joined
 // with "\n", then the result (a string raw; anything else two-space JSON whose

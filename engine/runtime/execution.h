@@ -8,12 +8,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/base/status.h"
 #include "engine/json/value.h"
 #include "engine/runtime/cancellation.h"
 #include "engine/runtime/scope.h"
@@ -51,6 +53,9 @@ struct ToolCallInput {
   // per-session state by (background jobs, DSH_SESSION_ID). A value of its
   // own, not the agent scope's name: scopes are for visibility.
   std::optional<std::string> session_id{};
+  // Appends a log-only event (Code Mode's tool/code-dispatch*) to the call's
+  // session, durably; unset outside a recorded session.
+  std::function<Status(std::string_view type, json::Value data)> record{};
 };
 
 // The model's argument text as the pipeline takes it: log::ParseToolArguments
@@ -70,6 +75,8 @@ class Execution {
   const std::optional<std::string>& session_id() const { return session_id_; }
   const ExecutionToken& token() const { return token_; }
   const std::optional<ExecutionToken>& parent() const { return parent_; }
+  // The session's log-only appender (ToolCallInput::record), or null.
+  const std::function<Status(std::string_view, json::Value)>& record() const { return record_; }
 
   // The cancellation the body must observe: inside the body, the caller's
   // signal fused with any wrapper's replacement.
@@ -105,6 +112,7 @@ class Execution {
   std::optional<std::string> session_id_;
   ExecutionToken token_ = ExecutionToken::Mint();
   std::optional<ExecutionToken> parent_;
+  std::function<Status(std::string_view, json::Value)> record_;
 
   mutable std::mutex mu_;
   Signal signal_;

@@ -258,7 +258,7 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
   inputs.reserve(calls.size());
   for (const ModelToolCall& c : calls) {
     inputs.push_back({c.id, std::nullopt, c.name, ParseModelArguments(c.arguments), agent, std::nullopt, turn_signal,
-                      session_id_});
+                      session_id_, LogOnlyAppender()});
   }
   std::vector<int64_t> call_seqs(calls.size(), -1);
   BatchOutcome outcome;
@@ -429,8 +429,8 @@ asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& run
     result = std::make_shared<const ToolResult>(ToolResult::Failure(AbortedBeforeDispatchError()));
   } else {
     // A named input: GCC 12 mishandles a braced temporary inside a co_await expression.
-    ToolCallInput input{call.id, std::nullopt, call.name, ParseModelArguments(call.arguments),
-                        loose.agent, std::nullopt, loose.signal, session_id_};
+    ToolCallInput input{call.id,     std::nullopt, call.name,   ParseModelArguments(call.arguments),
+                        loose.agent, std::nullopt, loose.signal, session_id_, LogOnlyAppender()};
     Stage stage = co_await runtime.Prepare(std::move(input));
     if (stage.kind == Stage::Kind::kDispatch) {
       stage = co_await runtime.Dispatch(stage.exec);
@@ -457,6 +457,13 @@ asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& run
     co_return recorded;
   }
   co_return result;
+}
+
+std::function<Status(std::string_view, Value)> SessionRecorder::LogOnlyAppender() {
+  return [this](std::string_view type, Value data) {
+    std::lock_guard lock(mu_);
+    return Append({NewEvent(type, std::move(data))});
+  };
 }
 
 Status SessionRecorder::Note(std::string_view type, Value data) {

@@ -150,6 +150,8 @@ class SessionRecorder {
   void Fold(const log::Event& event);
   log::Event NewEvent(std::string_view type, json::Value data, bool surface = false);
   Status Append(std::vector<log::Event> events);
+  // What a call's body appends its log-only events with (ToolCallInput::record).
+  std::function<Status(std::string_view, json::Value)> LogOnlyAppender();
   // turn/start (when no turn is open), the inbox claims, step/start and the
   // claimed user messages: what opens a step.
   std::vector<log::Event> OpenStepEvents(bool new_turn);

@@ -80,6 +80,9 @@ json::Value ToolSchema::ToJson() const {
 
 struct ToolRegistry::State {
   mutable std::mutex mu;
+  ToolsMode default_mode = ToolsMode::kNative;
+  ToolDefinitionPtr run_code;            // the Code Mode transport, when one is set
+  std::map<uint64_t, ToolsMode> modes;   // presentAs, by scope id
   uint64_t next_id = 1;
   std::map<uint64_t, Layer> layers;
   std::vector<Listener<PreExecuteFn>> pre;
@@ -159,6 +162,17 @@ struct ToolRegistry::State {
         std::erase_if((*s).*list, [&](const Listener<F>& l) { return l.id == id; });
       }
     });
+  }
+
+  // The nearest scope's presentAs, else the deployment's mode. Caller holds mu.
+  ToolsMode ModeFor(const ScopePtr& scope) const {
+    if (scope) {
+      const std::vector<const Scope*> chain = scope->Chain();
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        if (auto m = modes.find((*it)->id()); m != modes.end()) return m->second;
+      }
+    }
+    return default_mode;
   }
 
   void EmitChange() const {
@@ -321,8 +335,54 @@ Registration ToolRegistry::OnChange(std::function<void()> fn) {
   return State::Add(state_, &State::change, std::move(fn), kGlobal, false);
 }
 
+void ToolRegistry::SetCodeMode(ToolsMode default_mode, ToolDefinitionPtr run_code) {
+  {
+    std::lock_guard lock(state_->mu);
+    state_->default_mode = default_mode;
+    state_->run_code = std::move(run_code);
+  }
+}
+
+Result<Registration> ToolRegistry::PresentAs(const ScopePtr& scope, ToolsMode mode) {
+  static constexpr const char* kNames[] = {"native", "code", "both"};
+  if (!scope) {
+    return Status::InvalidArgument(
+        "tools.presentAs() requires a scoped context (agent.ctx): a context-global presentation is the `mode` config "
+        "field on the tools row");
+  }
+  {
+    std::lock_guard lock(state_->mu);
+    if (auto it = state_->modes.find(scope->id()); it != state_->modes.end()) {
+      return Status::Conflict(std::string("tools.presentAs(\"") + kNames[static_cast<int>(mode)] + "\") conflicts with \"" +
+                              kNames[static_cast<int>(it->second)] +
+                              "\" already declared for this scope; one composition selects one presentation");
+    }
+    state_->modes[scope->id()] = mode;
+  }
+  std::weak_ptr<State> weak = state_;
+  const uint64_t id = scope->id();
+  return Registration([weak, id] {
+    if (auto st = weak.lock()) {
+      {
+        std::lock_guard lock(st->mu);
+        st->modes.erase(id);
+      }
+    }
+  });
+}
+
+ToolsMode ToolRegistry::ModeFor(const ScopePtr& scope) const {
+  std::lock_guard lock(state_->mu);
+  return state_->ModeFor(scope);
+}
+
+bool ToolRegistry::Collapses(std::string_view name, const ScopePtr& scope, bool nested) const {
+  return !nested && name != kRunCodeName && ModeFor(scope) == ToolsMode::kCode;
+}
+
 ToolDefinitionPtr ToolRegistry::Get(std::string_view name, const ScopePtr& scope) const {
   std::lock_guard lock(state_->mu);
+  if (name == kRunCodeName) return state_->ModeFor(scope) == ToolsMode::kNative ? nullptr : state_->run_code;
   ToolDefinitionPtr found;
   state_->Resolve(scope, &name, [&](const std::string&, const ToolDefinitionPtr& def) { found = def; });
   return found;
@@ -334,6 +394,7 @@ std::vector<ToolDefinitionPtr> ToolRegistry::Visible(const ScopePtr& scope) cons
   state_->Resolve(scope, nullptr, [&](const std::string& n, const ToolDefinitionPtr& def) { visible.Set(n, def); });
   std::vector<ToolDefinitionPtr> out;
   for (auto& [n, def] : visible.entries()) out.push_back(def);
+  if (state_->run_code && state_->ModeFor(scope) != ToolsMode::kNative) out.push_back(state_->run_code);
   return out;
 }
 
@@ -346,8 +407,11 @@ presenters::PresenterSet ToolRegistry::Presenters(const ScopePtr& scope) const {
 }
 
 std::vector<ToolSchema> ToolRegistry::Schemas(const ScopePtr& scope) const {
+  const bool code_only = ModeFor(scope) == ToolsMode::kCode;
   std::vector<ToolSchema> out;
-  for (const ToolDefinitionPtr& def : Visible(scope)) out.push_back({def->name, def->description, def->parameters});
+  for (const ToolDefinitionPtr& def : Visible(scope)) {
+    if (!code_only || def->name == kRunCodeName) out.push_back({def->name, def->description, def->parameters});
+  }
   return out;
 }
 

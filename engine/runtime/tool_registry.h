@@ -23,6 +23,7 @@
 
 #include "engine/base/status.h"
 #include "engine/json/value.h"
+#include "engine/runtime/code_mode.h"
 #include "engine/runtime/policy.h"
 #include "engine/runtime/registration.h"
 #include "engine/runtime/scope.h"
@@ -71,10 +72,24 @@ class ToolRegistry {
 
   // The definition `scope` sees under `name`, or null.
   ToolDefinitionPtr Get(std::string_view name, const ScopePtr& scope = nullptr) const;
-  // Every definition `scope` sees, in resolver order.
+  // Every definition `scope` sees, in resolver order; under `code` or `both`,
+  // the run_code transport last.
   std::vector<ToolDefinitionPtr> Visible(const ScopePtr& scope = nullptr) const;
-  // Visible() projected for the model: fresh copies, deterministic order.
+  // The wire schemas `scope`'s model is given (§7.1): Visible() projected,
+  // fresh copies, deterministic order; under `code`, run_code's alone.
   std::vector<ToolSchema> Schemas(const ScopePtr& scope = nullptr) const;
+
+  // Code Mode (§7.1). The deployment's mode and the run_code transport
+  // (runtime/run_code.h) that non-native scopes see. Never in a layer: it
+  // cannot be restricted or shadowed. REQUIRES: a transport unless native.
+  void SetCodeMode(ToolsMode default_mode, ToolDefinitionPtr run_code);
+  // An agent's own presentation (dsh's presentAs): the nearest scope's wins.
+  // One per scope; disposing the registration restores what it covered.
+  Result<Registration> PresentAs(const ScopePtr& scope, ToolsMode mode);
+  ToolsMode ModeFor(const ScopePtr& scope = nullptr) const;
+  // Whether a call of `name` by `scope` is refused by the `code` collapse: a
+  // model-direct call (not `nested`) of any tool but run_code.
+  bool Collapses(std::string_view name, const ScopePtr& scope, bool nested) const;
   // Visible() less run_code, with each tool's output schema: what the Code
   // Mode SDK declares for `scope` (schema::RenderToolsSdk).
   std::vector<schema::ToolSdkSchema> SdkSchemas(const ScopePtr& scope = nullptr) const;

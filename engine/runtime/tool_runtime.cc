@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/json/lossless.h"
+#include "engine/runtime/code_mode.h"
 #include "engine/schema/validator.h"
 
 namespace retrace::runtime {
@@ -130,12 +131,12 @@ asio::awaitable<Stage> ToolRuntime::Prepare(ToolCallInput input) {
   exec->name_ = std::move(input.name);
   exec->agent_ = std::move(input.agent);
   exec->session_id_ = std::move(input.session_id);
+  exec->record_ = std::move(input.record);
   exec->parent_ = input.parent;
   exec->caller_signal_ = input.signal;
   exec->signal_ = std::move(input.signal);
-  if (ToolDefinitionPtr visible = registry_.Get(exec->name_, exec->agent_); visible && visible->finalize_content) {
-    exec->finalizer_def_ = std::move(visible);
-  }
+  const ToolDefinitionPtr visible = registry_.Get(exec->name_, exec->agent_);
+  if (visible && visible->finalize_content) exec->finalizer_def_ = visible;
   if (!json::IsLossless(input.arguments)) {
     co_return Final(exec, ErrorResult("tool execution arguments must be losslessly JSON-serializable"));
   }
@@ -143,6 +144,12 @@ asio::awaitable<Stage> ToolRuntime::Prepare(ToolCallInput input) {
 
   // Step 2: a call cancelled before it began runs no policy at all.
   if (exec->caller_signal_.aborted()) co_return Final(exec, CancellationResult(false));
+  // Code Mode's collapse (§7.1): under `code`, a model-direct call of any other
+  // visible tool is refused before any policy, and its finalizer does not run.
+  if (visible && registry_.Collapses(exec->name_, exec->agent_, exec->parent_.has_value())) {
+    exec->finalizer_def_ = nullptr;
+    co_return Final(exec, ToolResult::Failure(CodeModeCollapseError(exec->name_)));
+  }
 
   try {
     // Steps 3–4: pre-execute, then ask servicing.

@@ -195,10 +195,15 @@ std::vector<std::string> CommandLine(const CodeRuntimeOptions& o, int info_fd) {
   return argv;
 }
 
+}  // namespace
+
+// A started child: its pid and the host's ends of its channels.
 struct Child {
   pid_t pid = -1;
   base::UniqueFd channel, out, err, info, pidfd;
 };
+
+namespace {
 
 // fork + exec with the socket as fd 3 (and bwrap's info pipe as fd 4), its own
 // process group, an empty environment and the memory rlimit for Python.
@@ -260,14 +265,13 @@ class Run {
       : o_(o), bindings_(bindings), abort_(abort), ledger_(o.max_output_bytes),
         replies_(std::make_shared<ReplyChannel>()) {}
 
-  CodeRunResult Go(std::string_view program) {
+  // Runs the program in `child`, a process of Spawn() that has had nothing
+  // to do yet (it may have been started ahead of time).
+  CodeRunResult Go(std::string_view program, Child child) {
     base::UniqueFd wake(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     replies_->wake_fd = wake.get();
-    if (abort_ != nullptr && abort_->aborted()) return ledger_.Failure({}, {"abort", abort_->reason()});
-    auto child = Spawn(o_);
-    if (!child.ok()) return ledger_.Failure({}, {"worker-exit", child.status().message()});
-    child_ = std::move(*child);
-    cpu_pid_ = o_.sandbox == CodeSandbox::kBwrap ? -1 : child_.pid;
+    child_ = std::move(child);
+    if (o_.sandbox != CodeSandbox::kBwrap) SetCpuPid(child_.pid);
     Send(StartLine(program));
     started_ = Clock::now();
     while (!result_) Step(wake.get());
@@ -387,7 +391,7 @@ class Run {
     info_.append(buf, static_cast<size_t>(n));
     if (auto v = json::Parse(info_); v.ok()) {
       if (const Value* pid = v->Find("child-pid"); pid != nullptr && pid->is_number()) {
-        cpu_pid_ = static_cast<pid_t>(pid->as_number());
+        SetCpuPid(static_cast<pid_t>(pid->as_number()));
       }
     }
   }
@@ -496,13 +500,20 @@ class Run {
       return Settle(ledger_.Failure(Logs(), {"timeout", "wall-clock ceiling reached (" + FormatMs(o_.max_wall_ms) + "ms)"}));
     }
     if (cpu_pid_ > 0) {
-      if (std::optional<double> cpu = CpuMs(cpu_pid_); cpu && *cpu > o_.compute_ms) {
+      if (std::optional<double> cpu = CpuMs(cpu_pid_); cpu && *cpu - cpu_base_ > o_.compute_ms) {
         Settle(ledger_.Failure(Logs(), {"timeout", "compute budget exhausted (" + FormatMs(o_.compute_ms) + "ms busy)"}));
       }
     }
   }
 
   std::vector<std::string> Logs() const { return logs_; }
+
+  // The process whose CPU time is the program's; what it spent starting up
+  // (before this run) is not the program's.
+  void SetCpuPid(pid_t pid) {
+    cpu_pid_ = pid;
+    cpu_base_ = CpuMs(pid).value_or(0);
+  }
 
   void Settle(CodeRunResult r) {
     if (result_) return;
@@ -540,6 +551,7 @@ class Run {
   std::shared_ptr<ReplyChannel> replies_;
   Child child_;
   pid_t cpu_pid_ = -1;
+  double cpu_base_ = 0;
   bool reaped_ = false;
   Clock::time_point started_;
   std::string in_, info_, pending_out_;
@@ -626,9 +638,60 @@ Result<std::unique_ptr<CodeRuntime>> CodeRuntime::Create(CodeRuntimeOptions o) {
   return std::unique_ptr<CodeRuntime>(new CodeRuntime(std::move(o)));
 }
 
+// The next run's child, started ahead of time so that a run does not wait for
+// the interpreter to start (Node takes tens of milliseconds). Each child still
+// runs one program only: taking the spare starts the one after it.
+struct CodeRuntime::Spare {
+  std::mutex mu;
+  std::optional<Child> child;
+};
+
+CodeRuntime::CodeRuntime(CodeRuntimeOptions options)
+    : options_(std::move(options)), spare_(std::make_unique<Spare>()) {
+  Refill();
+}
+
+CodeRuntime::~CodeRuntime() {
+  std::lock_guard lock(spare_->mu);
+  if (spare_->child) {
+    kill(-spare_->child->pid, SIGKILL);
+    siginfo_t info{};
+    waitid(P_PIDFD, static_cast<id_t>(spare_->child->pidfd.get()), &info, WEXITED);
+  }
+}
+
+void CodeRuntime::Refill() const {
+  auto child = Spawn(options_);
+  std::lock_guard lock(spare_->mu);
+  if (child.ok() && !spare_->child) spare_->child = std::move(*child);
+}
+
 CodeRunResult CodeRuntime::Run(std::string_view program, const std::vector<CodeBindingNamespace>& bindings,
                                const runtime::Signal* abort) const {
-  return tools::Run(options_, bindings, abort).Go(program);
+  OutputLedger ledger(options_.max_output_bytes);
+  if (abort != nullptr && abort->aborted()) return ledger.Failure({}, {"abort", abort->reason()});
+  std::optional<Child> child;
+  {
+    std::lock_guard lock(spare_->mu);
+    child.swap(spare_->child);
+  }
+  // A spare that died while it waited (killed from outside) is not used.
+  if (child) {
+    siginfo_t info{};
+    if (waitid(P_PIDFD, static_cast<id_t>(child->pidfd.get()), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid != 0) {
+      kill(-child->pid, SIGKILL);
+      waitid(P_PIDFD, static_cast<id_t>(child->pidfd.get()), &info, WEXITED);
+      child.reset();
+    }
+  }
+  if (!child) {
+    auto spawned = Spawn(options_);
+    if (!spawned.ok()) return ledger.Failure({}, {"worker-exit", spawned.status().message()});
+    child = std::move(*spawned);
+  }
+  Refill();
+  return tools::Run(options_, bindings, abort).Go(program, std::move(*child));
 }
 
 }  // namespace retrace::tools

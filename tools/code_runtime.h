@@ -4,7 +4,9 @@
 // backend's budgets and hostile-peer rules this follows).
 //
 // One fresh child per run, in an empty environment and its own process
-// group, and everything in it is killed when the run settles. Under bubblewrap
+// group, and everything in it is killed when the run settles. The next run's
+// child is started ahead of time, while a run goes on (start-up is most of a
+// short run's time); it only loads the interpreter and waits for its program. Under bubblewrap
 // (`CodeSandbox::kBwrap`) the child also has no network, a read-only file
 // system and a private /tmp, so it changes the workspace only through its
 // bindings (the tools, where policy applies).
@@ -48,6 +50,8 @@ using runtime::CodeRunResult;
 
 enum class CodeSandbox { kBwrap, kNone };
 
+struct Child;  // a started child process (code_runtime.cc)
+
 struct CodeRuntimeOptions {
   schema::SdkLanguage language = schema::SdkLanguage::kTypeScript;
   std::string interpreter;  // the node or python3 binary (an absolute path, or found on PATH)
@@ -75,9 +79,16 @@ class CodeRuntime : public runtime::CodeRunner {
   CodeRunResult Run(std::string_view program, const std::vector<CodeBindingNamespace>& bindings,
                     const runtime::Signal* abort = nullptr) const override;
 
+  ~CodeRuntime() override;
+  CodeRuntime(const CodeRuntime&) = delete;
+  CodeRuntime& operator=(const CodeRuntime&) = delete;
+
  private:
-  explicit CodeRuntime(CodeRuntimeOptions options) : options_(std::move(options)) {}
+  struct Spare;
+  explicit CodeRuntime(CodeRuntimeOptions options);
+  void Refill() const;  // starts the next run's child, when none waits
   CodeRuntimeOptions options_;
+  std::unique_ptr<Spare> spare_;
 };
 
 }  // namespace retrace::tools

@@ -22,8 +22,8 @@
 // Decisions on dsh's JS quirks (docs/TOOL_RUNTIME.md lists them all):
 // a reasonless deny cannot be expressed (fail closed); unknown post-execute
 // kinds cannot be expressed; each wrapper's next() is re-entrant at its own
-// position; Code Mode (collapse, run_code) is not implemented, so every
-// registry is `native`.
+// position. Under Code Mode's `code`, a model-direct call of any other tool
+// than run_code is refused before any policy (the collapse, §7.1).
 #ifndef RETRACE_ENGINE_RUNTIME_TOOL_RUNTIME_H_
 #define RETRACE_ENGINE_RUNTIME_TOOL_RUNTIME_H_
 

@@ -191,7 +191,9 @@ TEST_P(CodeRuntimeTest, FloodingTheLogsOrTheStreamsPastTheCapIsAnOutputLimitWith
   ASSERT_NE(rt, nullptr);
   for (const std::string& program :
        {Pick("for (;;) console.log('x'.repeat(1000));", "while True:\n    print('x' * 1000)"),
-        Pick("const fs = await import('node:fs'); for (;;) fs.writeSync(2, 'y'.repeat(1000));",
+        // (Node makes its stdio pipes non-blocking: a write into a full pipe throws EAGAIN, and a flood retries.)
+        Pick("const fs = await import('node:fs');\n"
+             "for (;;) { try { fs.writeSync(2, 'y'.repeat(1000)); } catch (e) { if (e.code !== 'EAGAIN') throw e; } }",
              "import os\nwhile True:\n    os.write(2, b'y' * 1000)")}) {
     const CodeRunResult r = rt->Run(program, {});
     ASSERT_EQ(Kind(r), "output-limit") << program;
@@ -242,7 +244,8 @@ TEST_P(CodeRuntimeTest, AnAbortStopsTheRunAndNothingItStartedSurvives) {
     std::this_thread::sleep_for(std::chrono::milliseconds(800));
     abort.Abort("run_code settled");
   });
-  const std::string marker = python() ? "1007.25" : "1007.5";
+  // A sleep length no other process uses (test binaries may run side by side).
+  const std::string marker = "1007." + std::to_string(getpid()) + (python() ? "1" : "2");
   const CodeRunResult r = rt->Run(
       Pick("const cp = await import('node:child_process');\ncp.spawn('/bin/sleep', ['" + marker +
                "'], {stdio: 'ignore'});\nawait new Promise(() => {});",
@@ -283,7 +286,7 @@ TEST_P(CodeRuntimeTest, UnderBubblewrapAForkBombEndsAtTheWallCeilingAndLeavesNot
   if (!HaveBwrap()) GTEST_SKIP() << "bubblewrap is not installed (apt-get install bubblewrap)";
   auto rt = Runtime(CodeSandbox::kBwrap, [](CodeRuntimeOptions& o) { o.max_wall_ms = 2000; });
   ASSERT_NE(rt, nullptr);
-  const std::string marker = python() ? "1009.25" : "1009.5";
+  const std::string marker = "1009." + std::to_string(getpid()) + (python() ? "1" : "2");
   const CodeRunResult r = rt->Run(
       Pick("const cp = await import('node:child_process');\n"
            "for (let i = 0; i < 200; i++) cp.spawn('/bin/sh', ['-c', 'sleep " + marker + " & sleep " + marker + "'], {detached: true, stdio: 'ignore'});\n"

@@ -131,6 +131,10 @@ async function run(start) {
   }
 }
 
+// Loaded now, while the child waits for its program (it may be started ahead
+// of time): the type stripper's first use costs tens of milliseconds.
+stripTypeScriptTypes('');
+
 let buffered = '';
 let started = false;
 channel.setEncoding('utf8');

@@ -435,10 +435,13 @@ class Run {
                                                json::Serialize(Value(global->as_string() + "." + name->as_string())))));
       return;
     }
-    std::optional<Value> args;
-    if (const Value* a = m.Find("args"); a != nullptr && json::IsLossless(*a)) args = *a;
+    const Value* args = m.Find("args");
+    if (args == nullptr || !json::IsLossless(*args)) {
+      Send(ReplyLine(call_id, Status::InvalidArgument("binding arguments must be lossless JSON")));
+      return;
+    }
     std::shared_ptr<ReplyChannel> channel = replies_;
-    (*fn)(std::move(args), [channel, call_id](Result<Value> outcome) {
+    (*fn)(*args, [channel, call_id](Result<Value> outcome) {
       if (outcome.ok() && !json::IsLossless(*outcome)) {
         outcome = Status::InvalidArgument("binding resolution must be lossless JSON");
       }

@@ -36,8 +36,9 @@ struct CodeRunResult {
 // A binding's answer to one call: the value it resolves to, or the message
 // the program's rejection carries (Status::message()).
 using BindingReply = std::function<void(Result<json::Value>)>;
-// One binding function. `args` is nullopt when the program passed something
-// that is not lossless JSON. `reply` may be called later and from any thread,
+// One binding function. `args` is nullopt when the runner hands on a call
+// whose arguments are not lossless JSON (tools::CodeRuntime never does: like
+// dsh's worker, it rejects such a call inside the program). `reply` may be called later and from any thread,
 // once; a reply after the run settled is dropped.
 using BindingFn = std::function<void(std::optional<json::Value> args, BindingReply reply)>;
 

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "engine/json/parser.h"
@@ -158,6 +159,116 @@ TEST_P(CodeModeHostTest, TheSdkInTheMcpInstructionsIsTheOneRetraceSdkPrints) {
 
 INSTANTIATE_TEST_SUITE_P(Languages, CodeModeHostTest, ::testing::Values(false, true),
                          [](const auto& p) { return p.param ? "Python" : "TypeScript"; });
+
+}  // namespace
+}  // namespace retrace::host
+
+namespace retrace::host {
+namespace {
+
+// The same programs, on the same workspace, through upstream dsh-tools with
+// its worker-thread runtime and tool packages (tests/interop/code_mode_parity.mjs)
+// and through `retrace run --tools-mode code`: the same result text, error
+// identity and sub-calls (ids, names, arguments, isError, content). A thrown
+// exception's message carries the runtime's own stack, so for those the kind
+// is compared (docs/COMPATIBILITY.md).
+TEST(CodeModeParityTest, ProgramsGiveUpstreamsResultsAndDispatches) {
+  const std::string upstream = retrace::testing::UpstreamDir(
+      {"dsh-code-runtime-worker-thread", "dsh-tool-fs", "dsh-fs-local", "dsh-tool-bash", "dsh-bash-local"});
+  if (upstream.empty()) {
+    GTEST_SKIP() << "Node 22 and the dsh packages are not installed (run bench/setup_upstream.sh); the live Code "
+                    "Mode parity check did not run";
+  }
+  TempDir dir;
+  const std::string ws = dir / "ws";
+  const std::string reset = dir / "reset.sh";
+  // (The directory itself stays: the upstream process works in it.)
+  WriteFile(reset, "mkdir -p '" + ws + "' && find '" + ws + "' -mindepth 1 -delete && printf 'one\\nTODO two\\nthree\\n' > '" +
+                       ws + "/notes.txt'\n");
+  ASSERT_EQ(Shell("sh " + reset).code, 0);
+  struct Case {
+    const char* name;
+    const char* code;
+    bool kind_only = false;
+  };
+  const std::vector<Case> cases = {
+      {"read, grep and a log",
+       "const a = await tools.read({file_path: 'notes.txt'});\nconst g = await tools.grep({pattern: 'TODO', path: 'notes.txt'});\n"
+       "console.log('lines', a.totalLines);\nreturn {a: a.lines.length, m: g.matches.map((m) => m.line)};"},
+      {"a failed call caught",
+       "try { await tools.read({}); } catch (e) { return [e.name, e.toolName, e.message, e instanceof ToolCallError]; }"},
+      {"write then read",
+       "await tools.write({file_path: 'out.txt', content: 'hi\\n'});\nreturn (await tools.read({file_path: 'out.txt'})).lines;"},
+      {"arguments that are not JSON", "try { await tools.read(undefined); } catch (e) { return e.message; }"},
+      {"an unknown binding", "try { await tools.nope({}); } catch (e) { return String(e); }"},
+      {"a throw", "console.log('before');\nthrow new Error('boom');", true},
+      {"a completion that is not JSON", "return {f: () => 1};"},
+      {"parallel calls",
+       "const [a, b] = await Promise.all([tools.read({file_path: 'notes.txt'}), tools.glob({pattern: '*.txt'})]);\n"
+       "return [a.totalLines, b.paths];"},
+      {"bash", "const r = await tools.bash({command: 'echo hi; exit 3', description: 'Say hi'});\nreturn [r.kind, r.exitCode, r.stdout.text];"},
+      {"no output", "await tools.read({file_path: 'notes.txt'});"},
+      {"an uncaught tool failure", "await tools.edit({file_path: 'notes.txt', old_string: 'zzz', new_string: 'y'});", true},
+  };
+  Value::Array case_values;
+  for (const Case& c : cases) case_values.push_back(Value::MakeObject({{"name", c.name}, {"code", c.code}}));
+  WriteFile(dir / "cases.json", json::Serialize(Value(case_values)));
+  auto up = Shell(upstream + "/node22/package/bin/node " + RETRACE_SOURCE_DIR + "/tests/interop/code_mode_parity.mjs " +
+                  upstream + " " + ws + " " + dir / "cases.json" + " " + reset + " 2>" + dir / "upstream.err");
+  ASSERT_EQ(up.code, 0) << up.out << retrace::testing::ReadFile(dir / "upstream.err");
+  auto parsed = json::Parse(up.out);
+  ASSERT_TRUE(parsed.ok()) << up.out;
+  const Value want = *parsed;
+
+  const std::string db = dir / "t.db";
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(cases[i].name);
+    ASSERT_EQ(Shell("sh " + reset).code, 0);
+    Value call = Value::MakeObject({{"code", cases[i].code}, {"description", cases[i].name}});
+    Value tool_call = Value::MakeObject({{"id", "c1"}, {"name", "run_code"}, {"arguments", call}});
+    WriteFile(dir / "s.jsonl",
+              R"({"op":"prompt","text":"go"})" "\n" +
+                  json::Serialize(Value::MakeObject({{"op", "assistant"}, {"toolCalls", Value(Value::Array{tool_call})}})) + "\n");
+    const std::string session = "p" + std::to_string(i);
+    auto run = Shell(kRetrace + " --db " + db + " run " + dir / "s.jsonl" + " --session " + session + " --workspace " + ws +
+                     " --tools-mode code --code-sandbox none --code-runtime-bin " + upstream + "/node22/package/bin/node 2>&1");
+    ASSERT_EQ(run.code, 0) << run.out;
+    Value::Array subs;
+    Value result;
+    std::istringstream lines(Shell(kRetrace + " --db " + db + " events " + session + " --json").out);
+    for (std::string line; std::getline(lines, line);) {
+      const Value e = *json::Parse(line);
+      const std::string& type = e.Find("type")->as_string();
+      const Value& data = *e.Find("data");
+      if (type == "tool/code-dispatch") {
+        subs.push_back(Value::MakeObject({{"subCallId", *data.Find("subCallId")},
+                                          {"name", *data.Find("name")},
+                                          {"arguments", *data.Find("arguments")},
+                                          {"isError", *data.Find("isError")},
+                                          {"content", *data.Find("content")}}));
+      }
+      if (type == "tool/result") result = data;
+    }
+    std::sort(subs.begin(), subs.end(), [](const Value& a, const Value& b) {
+      return a.Find("subCallId")->as_string() < b.Find("subCallId")->as_string();
+    });
+    const Value& w = want.as_array()[i];
+    const Value& block = result.Find("message")->Find("content")->as_array()[0];
+    const std::string text = block.Find("content")->as_array()[0].Find("text")->as_string();
+    EXPECT_EQ(block.Find("isError")->as_bool(), w.Find("isError")->as_bool());
+    const std::string want_text = w.Find("text")->as_string();
+    if (cases[i].kind_only) {
+      const std::string kind = want_text.substr(0, want_text.find("):") + 2);
+      EXPECT_THAT(kind, HasSubstr("code run failed ("));
+      EXPECT_EQ(text.substr(0, kind.size()), kind);
+    } else {
+      EXPECT_EQ(text, want_text);
+    }
+    const Value* error = result.Find("error");
+    EXPECT_EQ(error ? json::Serialize(*error) : "null", json::Serialize(*w.Find("error")));
+    EXPECT_EQ(json::Serialize(Value(subs)), json::Serialize(*w.Find("subCalls")));
+  }
+}
 
 }  // namespace
 }  // namespace retrace::host

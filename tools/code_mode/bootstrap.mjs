@@ -3,11 +3,11 @@
 // environment, with a private socket on fd 3 (newline-delimited JSON):
 //   host → child: {"type":"start","code","namespaces":[{global,names,errorClass?}]}
 //                 {"type":"reply","id","ok":true,"value"} | {"type":"reply","id","ok":false,"message"}
-//   child → host: {"type":"log","text"} {"type":"call","id","global","name","args"?}
+//   child → host: {"type":"log","text"} {"type":"call","id","global","name","args"}
 //                 {"type":"done","value"?} | {"type":"done","error":{kind,message}}
 // The host treats every line as hostile (tools/code_runtime.cc); this side
 // only has to be correct. A value that is not lossless JSON never crosses:
-// call arguments are then sent without "args", a completion as invalid-output.
+// such call arguments reject in the program, a completion is invalid-output.
 import { stripTypeScriptTypes } from 'node:module';
 import { Socket } from 'node:net';
 import { inspect } from 'node:util';
@@ -81,10 +81,12 @@ function makeNamespace(ns, ErrorClass) {
     Object.defineProperty(target, name, {
       enumerable: true,
       value: (args) => new Promise((resolve, reject) => {
-        const id = nextId++;
         const fail = (message) => reject(ErrorClass ? new ErrorClass(name, message) : new Error(message));
+        // As dsh's worker does: arguments that are not lossless JSON never leave the program.
+        if (!isLossless(args)) return fail('binding arguments must be lossless JSON');
+        const id = nextId++;
         pending.set(id, { resolve, fail });
-        send(isLossless(args) ? { type: 'call', id, global: ns.global, name, args } : { type: 'call', id, global: ns.global, name });
+        send({ type: 'call', id, global: ns.global, name, args });
       }),
     });
   }

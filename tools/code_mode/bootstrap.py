@@ -100,15 +100,15 @@ class _Namespace:
 
     def _binding(self, name):
         async def call(args):
+            if not _lossless(args):  # as dsh's worker does: such arguments never leave the program
+                text = "binding arguments must be lossless JSON"
+                raise self._error(name, text) if self._error else Exception(text)
             loop = asyncio.get_running_loop()
             future = loop.create_future()
             call_id = _next_id[0]
             _next_id[0] += 1
             _pending[call_id] = (future, name, self._error)
-            message = {"type": "call", "id": call_id, "global": self._global, "name": name}
-            if _lossless(args):
-                message["args"] = args
-            _send(message)
+            _send({"type": "call", "id": call_id, "global": self._global, "name": name, "args": args})
             return await future
 
         return call

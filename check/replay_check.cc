@@ -243,7 +243,20 @@ std::string GoldenPath(const std::string& dir, const EventSource& source) {
 }
 
 // `claimed`: the golden documents earlier sessions of this run compared with or wrote, by path.
-SessionCheck CheckSession(const EventSource& source, const CheckOptions& o, const presenters::PresenterSet& presenters,
+// Whether a snapshot shows a run_code call with a card of its own.
+bool RecordedInCodeMode(const Value& snapshots) {
+  for (const Value& c : snapshots.Find("calls")->as_array()) {
+    const Value* tool = c.Find("tool");
+    const Value* pending = c.Find("pending");
+    if (tool != nullptr && tool->is_string() && tool->as_string() == "run_code" && pending != nullptr &&
+        !pending->is_null()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+SessionCheck CheckSession(const EventSource& source, const CheckOptions& o, const presenters::PresenterSet& presenters_in,
                           std::map<std::string, std::string>& claimed) {
   SessionCheck out;
   out.source = source.label();
@@ -258,8 +271,18 @@ SessionCheck CheckSession(const EventSource& source, const CheckOptions& o, cons
   // arguments; run-time snapshots are compared view by view). Against a golden
   // document the text is compared first, and parsed only if it differs.
   const bool views = o.fuzz > 0 || !o.golden_dir;
-  Result<Replay> first = ReplayOnce(source, presenters, o.fuzz > 0, views);
+  Result<Replay> first = ReplayOnce(source, presenters_in, o.fuzz > 0, views);
   if (!first.ok()) return unreadable(first.status().message());
+  // A session recorded in Code Mode says so in its card snapshots: its run_code
+  // calls were shown by run_code's own presenter. Unless told which presenters
+  // to use, it is replayed as that deployment.
+  const presenters::PresenterSet* chosen = &presenters_in;
+  if (o.presenters == nullptr && RecordedInCodeMode(first->snapshots)) {
+    chosen = &presenters::CodeModePresenters();
+    first = ReplayOnce(source, *chosen, o.fuzz > 0, views);
+    if (!first.ok()) return unreadable(first.status().message());
+  }
+  const presenters::PresenterSet& presenters = *chosen;
   out.session_id = first->session_id;
   out.calls = static_cast<int64_t>(first->diagnostics.size());
   for (const std::string& u : first->unknown) {

@@ -118,13 +118,14 @@ TEST_P(CodeModeHostTest, AProgramsToolCallsAreRecordedNestedAndTheLogLoadsInDshA
   EXPECT_EQ(result_text, "lines 3\n{\n  \"matches\": 1,\n  \"failed\": \"write: invalid arguments: missing required property \\\"content\\\"\"\n}");
   EXPECT_THAT(direct_text, HasSubstr("only `run_code` is callable directly"));
 
-  // dsh loads it with its invariant companion; check is clean as a Code Mode deployment.
+  // dsh loads it with its invariant companion; check is clean on it.
   ASSERT_EQ(Retrace("export cm --dsh-root " + dir_ / "root").code, 0);
   auto loaded = Shell(upstream + "/node22/package/bin/node " + RETRACE_SOURCE_DIR + "/tests/interop/dsh_load.mjs " + upstream +
                       " " + dir_ / "root" + " cm 2>&1");
   EXPECT_EQ(loaded.code, 0) << loaded.out;
   EXPECT_THAT(loaded.out, HasSubstr("\"tool/code-dispatch\":3"));
-  auto checked = Retrace("check " + Db() + " --tools-mode code");
+  // (check sees from the card snapshots that the session was recorded in Code Mode.)
+  auto checked = Retrace("check " + Db());
   EXPECT_EQ(checked.code, 0) << checked.out;
   EXPECT_THAT(checked.out, HasSubstr("0 hard failures, 0 divergences"));
 }

@@ -205,8 +205,9 @@ struct Child {
 
 namespace {
 
-// fork + exec with the socket as fd 3 (and bwrap's info pipe as fd 4), its own
-// process group, an empty environment and the memory rlimit for Python.
+// fork + exec with the socket as fd 3 (and bwrap's info pipe as fd 4) and no
+// other descriptor of the host's, its own process group, an empty environment
+// and the memory rlimit for Python.
 Result<Child> Spawn(const CodeRuntimeOptions& o) {
   int sv[2], out[2], err[2], info[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || pipe2(out, O_CLOEXEC) != 0 ||
@@ -232,6 +233,8 @@ Result<Child> Spawn(const CodeRuntimeOptions& o) {
     dup2(err[1], 2);
     dup2(sv[1], 3);
     dup2(info[1], 4);
+    // Nothing else of the host's reaches the program (a database, a client's socket).
+    close_range(5, ~0U, 0);
     if (python) {
       const rlimit limit{as, as};
       setrlimit(RLIMIT_AS, &limit);

@@ -146,12 +146,24 @@ TEST_P(CodeRuntimeTest, AThrowIsAnExceptionAndAnUnknownBindingRejects) {
   EXPECT_EQ(r.error->message, "program completion must be lossless JSON");
 }
 
-TEST_P(CodeRuntimeTest, TheEnvironmentIsEmpty) {
+TEST_P(CodeRuntimeTest, TheEnvironmentIsEmptyAndNoDescriptorOfTheHostIsInherited) {
+  // A descriptor the host holds open without close-on-exec (a database, a socket).
+  const int opened = open("/dev/null", O_RDONLY);
+  const int leaked = fcntl(opened, F_DUPFD, 50);  // above the child's own 0..4
+  close(opened);
+  ASSERT_GE(leaked, 50);
   auto rt = Runtime();
   ASSERT_NE(rt, nullptr);
-  const CodeRunResult r = rt->Run(Pick("return Object.keys(process.env);", "import os\nreturn sorted(k for k in os.environ if k != 'LC_CTYPE')"), {});
+  CodeRunResult r = rt->Run(Pick("return Object.keys(process.env);", "import os\nreturn sorted(k for k in os.environ if k != 'LC_CTYPE')"), {});
   ASSERT_FALSE(r.error) << r.error->message;
   EXPECT_EQ(json::Serialize(*r.value), "[]");
+  const std::string fd = std::to_string(leaked);
+  r = rt->Run(Pick("try { (await import('node:fs')).fstatSync(" + fd + "); return 'open'; } catch (e) { return e.code; }",
+                   "import os\ntry:\n    os.fstat(" + fd + ")\n    return 'open'\nexcept OSError:\n    return 'closed'"),
+              {});
+  close(leaked);
+  ASSERT_FALSE(r.error) << r.error->message;
+  EXPECT_EQ(json::Serialize(*r.value), python() ? R"("closed")" : R"("EBADF")");
 }
 
 TEST_P(CodeRuntimeTest, ABusyLoopExhaustsTheComputeBudget) {

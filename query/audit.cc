@@ -33,7 +33,7 @@ const std::vector<Report>& Reports() {
        "session_id", "tool_name", "COALESCE(call_time, result_time)", "outcome"},
       {"failures",
        "SELECT session_id AS session, call_id, tool_name AS tool, outcome, error_code, error_text, call_seq,"
-       " result_seq, duration_ms FROM v_tool_calls WHERE outcome <> 'ok' AND {where}"
+       " result_seq, duration_ms, parent_call_id AS parent FROM v_tool_calls WHERE outcome <> 'ok' AND {where}"
        " ORDER BY session_id, COALESCE(call_seq, result_seq, requested_seq)",
        "session_id", "tool_name", "COALESCE(call_time, result_time)", "outcome"},
       {"injections",

@@ -62,12 +62,14 @@ Status EventStore::Init(const StoreOptions& options, bool existed) {
   maintain_read_model_ = options.maintain_read_model &&
                          std::any_of(options.migrations.begin(), options.migrations.end(),
                                      [](const Migration& m) { return m.name == kReadModelMigration; });
-  // The read model arrives with migration 2; its rows for the events already
-  // stored are derived in that migration's transaction.
+  // The read model arrives with migration 2 (and Code Mode's sub-calls join it
+  // with migration 4); its rows for the events already stored are derived in
+  // that migration's transaction.
   return ApplyMigrations(db_, state.pending, options.now_ms(), [&](std::span<const Migration> applied) {
-    const bool adds_model = std::any_of(applied.begin(), applied.end(),
-                                        [](const Migration& m) { return m.name == kReadModelMigration; });
-    return adds_model && !state.fresh ? RebuildReadModelInTransaction({}) : Status::Ok();
+    const bool reshapes_model = std::any_of(applied.begin(), applied.end(), [](const Migration& m) {
+      return m.name == kReadModelMigration || m.name == kCodeDispatchMigration;
+    });
+    return reshapes_model && !state.fresh && maintain_read_model_ ? RebuildReadModelInTransaction({}) : Status::Ok();
   });
 }
 

@@ -149,6 +149,27 @@ void ToolResult(const log::ToolResultView& r, const log::Event& e, Writes& w) {
                 std::move(error_text), int64_t{r.meta != nullptr}, CallOutcome(r.is_error, name_s, code_s)}});
 }
 
+// A Code Mode sub-call: its start, or its settlement (isError and content,
+// no error identity: the event does not log one).
+void SubCall(const log::Event& e, Writes& w) {
+  const Value* id = Get(&e.data, "subCallId");
+  if (id == nullptr || !id->is_string()) return;
+  const Value* args = Get(&e.data, "arguments");
+  SqlValue arguments = args ? SqlValue(json::Serialize(*args)) : SqlValue();
+  const Value* parent = Get(&e.data, "parentCallId");
+  if (e.type == log::kToolCodeDispatchStart) {
+    w.push_back({ReadModelOp::kStartSubCall,
+                 {IdText(id->as_string()), Text(Get(&e.data, "name")), std::move(arguments), e.seq, e.time, Text(parent)}});
+    return;
+  }
+  const Value* is_error = Get(&e.data, "isError");
+  const bool failed = is_error != nullptr && is_error->is_bool() && is_error->as_bool();
+  w.push_back({ReadModelOp::kSettleSubCall,
+               {IdText(id->as_string()), Text(Get(&e.data, "name")), std::move(arguments), e.seq, e.time,
+                int64_t{failed}, failed ? SqlValue(ContentText(Get(&e.data, "content"))) : SqlValue(), Text(parent),
+                CallOutcome(failed, std::nullopt, std::nullopt)}});
+}
+
 void InboxSplice(const log::Event& e, Writes& w) {
   const Value* inserted = Get(&e.data, "inserted");
   if (!inserted || !inserted->is_array()) return;
@@ -242,6 +263,8 @@ std::vector<ReadModelWrite> DeriveReadModel(const log::Event& e, const log::Surf
                                        Text(Get(&e.data, "provider")), Int(Get(&e.data, "retry")),
                                        Int(Get(&e.data, "maxRetries")), Int(Get(&e.data, "delayMs")),
                                        Text(Get(Get(&e.data, "failure"), "message"))}});
+  } else if (e.type == log::kToolCodeDispatchStart || e.type == log::kToolCodeDispatch) {
+    SubCall(e, w);
   } else if (e.type == log::kLlmRetryStarted) {
     w.push_back({ReadModelOp::kRetryStarted, {Text(Get(&e.data, "retryId")), Int(Get(&e.data, "retry")), e.seq}});
   }
@@ -323,6 +346,18 @@ const char* const kSql[] = {
     // kSearchDoc: seq, type, time, surface, codepoint_length, text
     "INSERT INTO search_docs(id, session, seq, type, time, surface, codepoint_length, text)"
     " VALUES({doc_id},?1,?2,?3,?4,?5,?6,?7)",
+    // kStartSubCall: call_id, tool_name, arguments, call_seq, call_time, parent_call_id
+    "INSERT INTO tool_calls(session, call_id, tool_name, arguments, call_seq, call_time, parent_call_id, outcome)"
+    " VALUES(?1,?2,?3,?4,?5,?6,?7,'missing-result') ON CONFLICT(session, call_id) DO UPDATE SET"
+    " tool_name = excluded.tool_name, arguments = excluded.arguments, call_seq = excluded.call_seq,"
+    " call_time = excluded.call_time, parent_call_id = excluded.parent_call_id",
+    // kSettleSubCall: call_id, tool_name, arguments, result_seq, result_time, is_error, error_text, parent_call_id, outcome
+    "INSERT INTO tool_calls(session, call_id, tool_name, arguments, result_seq, result_time, is_error, error_text,"
+    " parent_call_id, outcome) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10) ON CONFLICT(session, call_id) DO UPDATE SET"
+    " result_seq = excluded.result_seq, result_time = excluded.result_time, is_error = excluded.is_error,"
+    " error_text = excluded.error_text, outcome = excluded.outcome,"
+    " tool_name = COALESCE(tool_name, excluded.tool_name), arguments = COALESCE(arguments, excluded.arguments),"
+    " parent_call_id = excluded.parent_call_id",
 };
 static_assert(std::size(kSql) == static_cast<size_t>(ReadModelOp::kCount));
 
@@ -354,8 +389,21 @@ Result<Statement*> ReadModelWriter::StatementFor(ReadModelOp op) {
   return &*slot;
 }
 
+Result<bool> ReadModelWriter::StoresSubCalls() {
+  if (!stores_sub_calls_) {
+    ASSIGN_OR_RETURN(int64_t n, db_.QueryInt("SELECT count(*) FROM pragma_table_info('tool_calls')"
+                                             " WHERE name = 'parent_call_id'"));
+    stores_sub_calls_ = n > 0;
+  }
+  return *stores_sub_calls_;
+}
+
 Status ReadModelWriter::Apply(int64_t session_key, std::span<const ReadModelWrite> writes) {
   for (const ReadModelWrite& w : writes) {
+    if (w.op == ReadModelOp::kStartSubCall || w.op == ReadModelOp::kSettleSubCall) {
+      ASSIGN_OR_RETURN(bool stored, StoresSubCalls());
+      if (!stored) continue;
+    }
     ASSIGN_OR_RETURN(Statement * st, StatementFor(w.op));
     st->Bind(1, session_key);
     for (size_t i = 0; i < w.args.size(); ++i) BindValue(*st, static_cast<int>(i + 2), w.args[i]);

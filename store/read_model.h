@@ -45,6 +45,8 @@ enum class ReadModelOp {
   kRetry,          // llm/retry
   kRetryStarted,   // llm/retry-started
   kSearchDoc,      // a semantic document (dsh §10.2)
+  kStartSubCall,   // tool/code-dispatch-start (Code Mode)
+  kSettleSubCall,  // tool/code-dispatch
   kCount,
 };
 
@@ -77,7 +79,11 @@ class ReadModelWriter {
 
  private:
   Result<Statement*> StatementFor(ReadModelOp op);
+  // Whether the schema has Code Mode's sub-calls (migration 4). Only a store
+  // opened with an older migration list (a test of migrating) lacks them.
+  Result<bool> StoresSubCalls();
   Db& db_;
+  std::optional<bool> stores_sub_calls_;
   std::array<std::optional<Statement>, static_cast<size_t>(ReadModelOp::kCount)> statements_;
 };
 

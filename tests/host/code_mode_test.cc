@@ -118,6 +118,12 @@ TEST_P(CodeModeHostTest, AProgramsToolCallsAreRecordedNestedAndTheLogLoadsInDshA
   EXPECT_EQ(result_text, "lines 3\n{\n  \"matches\": 1,\n  \"failed\": \"write: invalid arguments: missing required property \\\"content\\\"\"\n}");
   EXPECT_THAT(direct_text, HasSubstr("only `run_code` is callable directly"));
 
+  // retrace audit counts the sub-calls as calls of their own, with their parent.
+  EXPECT_THAT(Retrace("audit failures --session cm --csv").out,
+              HasSubstr("cm,c1:code:3,write,plain-error,,\"Error: invalid arguments: missing required property \"\"content\"\"\""));
+  EXPECT_THAT(Retrace("audit failures --session cm --csv").out, ::testing::ContainsRegex("c1:code:3,write,.*,c1\r\n"));
+  EXPECT_THAT(Retrace("audit tools --session cm --csv").out, HasSubstr("read,2,"));  // c1:code:1 and the direct c2
+
   // dsh loads it with its invariant companion; check is clean on it.
   ASSERT_EQ(Retrace("export cm --dsh-root " + dir_ / "root").code, 0);
   auto loaded = Shell(upstream + "/node22/package/bin/node " + RETRACE_SOURCE_DIR + "/tests/interop/dsh_load.mjs " + upstream +

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "store/importer.h"
 #include "tests/store/store_test_util.h"
 
 namespace retrace::store {
@@ -74,6 +75,39 @@ TEST(MigrationsTest, FailingMigrationLeavesTheDatabaseAtTheOldVersion) {
   auto db = Db::Open(dir / "m.db", Db::Mode::kReadOnly);
   EXPECT_EQ(*db->QueryInt("PRAGMA user_version"), 1);
   EXPECT_EQ(*db->QueryInt("SELECT count(*) FROM sqlite_schema WHERE name = 'c'"), 0);
+}
+
+// Migration 4 puts Code Mode's sub-calls into the read model: a database made
+// before it gets the rows of the sub-calls it already stores (the log is one
+// `retrace run --tools-mode code` recorded: tests/fixtures/synthetic).
+TEST(MigrationsTest, CodeModeSubCallsJoinTheReadModelWithTheRowsOfStoredSessions) {
+  TempDir dir;
+  const std::string path = dir / "m.db";
+  const auto embedded = EmbeddedMigrations();
+  ASSERT_GE(embedded.size(), 4u);
+  ASSERT_EQ(embedded[3].name, kCodeDispatchMigration);
+  std::vector<Migration> v3(embedded.begin(), embedded.begin() + 3);
+  {
+    auto store = EventStore::Open(path, With(v3, /*migrate=*/true));
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    auto imported = ImportJsonl(**store, std::string(RETRACE_FIXTURE_DIR) + "/synthetic/code-mode-session.jsonl");
+    ASSERT_TRUE(imported.ok()) << imported.status().message();
+    EXPECT_EQ(*RawDb(path).QueryInt("SELECT count(*) FROM tool_calls"), 1);  // run_code alone
+  }
+  std::vector<Migration> all(embedded.begin(), embedded.end());
+  auto migrated = EventStore::Open(path, With(all, /*migrate=*/true));
+  ASSERT_TRUE(migrated.ok()) << migrated.status().message();
+  Db db = RawDb(path);
+  EXPECT_EQ(*db.QueryInt("PRAGMA user_version"), 4);
+  EXPECT_EQ(*db.QueryInt("SELECT count(*) FROM tool_calls WHERE parent_call_id = 'c1'"), 2);
+  EXPECT_EQ(*db.QueryInt("SELECT count(*) FROM v_tool_calls WHERE call_id = 'c1:code:2' AND tool_name = 'read'"
+                         " AND outcome = 'plain-error' AND parent_call_id = 'c1' AND call_seq < result_seq"),
+            1);
+  EXPECT_EQ(*db.QueryInt("SELECT count(*) FROM v_tool_calls WHERE call_id = 'c1:code:1' AND outcome = 'ok'"
+                         " AND arguments = '{\"pattern\":\"TODO\",\"path\":\"notes.txt\"}'"),
+            1);
+  // Turn counts stay the model's own calls.
+  EXPECT_EQ(*db.QueryInt("SELECT tool_calls FROM v_turns"), 1);
 }
 
 }  // namespace

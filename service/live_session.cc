@@ -59,7 +59,8 @@ Result<std::unique_ptr<LiveSession>> LiveSession::Open(const Catalog& catalog, L
     ASSIGN_OR_RETURN(std::unique_ptr<tools::CodeRuntime> runner, tools::CodeRuntime::Create(std::move(ro)));
     ASSIGN_OR_RETURN(runtime::ToolDefinitionPtr run_code,
                      runtime::MakeRunCodeTool(rt, std::shared_ptr<const runtime::CodeRunner>(std::move(runner)),
-                                              {.max_parallel_sub_calls = code->max_parallel_sub_calls}));
+                                              {.max_parallel_sub_calls = code->max_parallel_sub_calls,
+                                               .new_id = live->options_.new_id}));
     rt.registry().SetCodeMode(code->mode, std::move(run_code));
   }
   if (live->options_.policies) {

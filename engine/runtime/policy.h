@@ -85,6 +85,21 @@ using ExecuteWrapperFn = std::function<asio::awaitable<ToolResultPtr>(Execution&
 // Observe-only; exceptions are logged and never change the outcome.
 using ResultObserverFn = std::function<void(const Execution&, const ToolResultPtr&)>;
 
+// A Code Mode sub-call as it is about to be logged (tool/code-dispatch).
+struct CodeDispatch {
+  const Execution& outer;  // the run_code call
+  std::string sub_call_id;
+  std::string name;
+  bool is_error = false;
+  json::Value::Array content;  // the sub-call's final model-facing content
+};
+// tools/code-dispatch-log: a waterfall over the content to log. A listener
+// returns the content to log — its own (a spill preview, say) or next()'s.
+// Only the logged copy changes; the program saw the value already. A throw
+// logs the original content, with a warning.
+using CodeDispatchLogFn =
+    std::function<json::Value::Array(const CodeDispatch&, const std::function<json::Value::Array()>& next)>;
+
 enum class ApprovalOutcome { kAllowedOnce, kRejected, kCancelled, kUnavailable };
 
 struct ApprovalRequest {

@@ -1,11 +1,13 @@
 #include "engine/runtime/run_code.h"
 
+#include <algorithm>
 #include <deque>
 #include <stdexcept>
 
 #include "engine/json/js_text.h"
 #include "engine/log/event_types.h"
 #include "engine/runtime/code_mode.h"
+#include "engine/runtime/session_recorder.h"
 #include "engine/runtime/tool_registry.h"
 #include "engine/runtime/tool_runtime.h"
 #include "presenters/reference_tools.h"
@@ -34,11 +36,19 @@ struct SubCall {
 // concurrency rule, committed in start order. Lives on the runtime's executor
 // (every member runs there), and outlives the run_code body only as long as
 // a sub-call's coroutine still holds it.
+bool HasImage(const Content& content) {
+  return std::any_of(content.begin(), content.end(), [](const Value& block) {
+    const Value* type = block.Find("type");
+    return type != nullptr && type->is_string() && type->as_string() == "image";
+  });
+}
+
 class Bridge : public std::enable_shared_from_this<Bridge> {
  public:
-  Bridge(ToolRuntime& rt, Execution& outer, Signal run, size_t max_parallel, const asio::any_io_executor& ex)
+  Bridge(ToolRuntime& rt, Execution& outer, Signal run, size_t max_parallel, const asio::any_io_executor& ex,
+         std::function<std::string()> new_id)
       : rt_(rt), outer_(outer), run_(std::move(run)), max_parallel_(max_parallel), ex_(ex),
-        idle_(ex, std::chrono::steady_clock::time_point::max()) {}
+        idle_(ex, std::chrono::steady_clock::time_point::max()), new_id_(std::move(new_id)) {}
 
   void Submit(const std::string& name, std::optional<Value> args, BindingReply reply) {
     if (run_.aborted()) {
@@ -125,6 +135,12 @@ class Bridge : public std::enable_shared_from_this<Bridge> {
 
   void Commit(SubCall& c) {
     const ToolResultPtr r = rt_.Complete(std::move(c.stage));
+    if (!r->is_error && HasImage(r->content)) {
+      // Intermediate results stay out of the conversation, but an image is
+      // attached for the model to look at on its next step (dsh's rule).
+      Value source = Value::MakeObject({{"kind", "plugin"}, {"plugin", "tools-code-mode"}});
+      outer_.DeferContext(MakeUserMessage(r->content, std::move(source), new_id_()));
+    }
     for (const Value& context : r->additional_contexts) outer_.DeferContext(context);
     if (r->concludes_turn) outer_.ConcludeTurn();
     if (r->is_error) {
@@ -134,8 +150,27 @@ class Bridge : public std::enable_shared_from_this<Bridge> {
     }
     Value data = Identity(c);
     data.Set("isError", r->is_error);
-    data.Set("content", Value(r->content));
+    data.Set("content", Value(LoggedContent(c, *r)));
     Record(log::kToolCodeDispatch, std::move(data));
+  }
+
+  // The tools/code-dispatch-log waterfall over what is logged; a throw logs
+  // the original content, with dsh's warning.
+  Content LoggedContent(const SubCall& c, const ToolResult& r) const {
+    const auto listeners = rt_.registry().CodeDispatchLogFor(outer_.agent());
+    if (listeners.empty()) return r.content;
+    const CodeDispatch dispatch{outer_, c.sub_call_id, c.name, r.is_error, r.content};
+    std::function<Content(size_t)> at = [&](size_t i) -> Content {
+      if (i == listeners.size()) return dispatch.content;
+      return (*listeners[i])(dispatch, [&at, i] { return at(i + 1); });
+    };
+    try {
+      return at(0);
+    } catch (...) {
+      rt_.Warn("tools: code-dispatch-log listener failed for " + c.name + ": " +
+               DescribeException(std::current_exception()).message + "; logging the original settled content");
+      return r.content;
+    }
   }
 
   Value Identity(const SubCall& c) const {
@@ -159,6 +194,7 @@ class Bridge : public std::enable_shared_from_this<Bridge> {
   size_t max_parallel_;
   asio::any_io_executor ex_;
   asio::steady_timer idle_;
+  std::function<std::string()> new_id_;
   std::deque<std::shared_ptr<SubCall>> pending_, started_;
   bool exclusive_active_ = false;  // an exclusive call started and is not committed yet
   size_t running_ = 0;             // started calls whose bodies have not settled
@@ -168,7 +204,7 @@ class Bridge : public std::enable_shared_from_this<Bridge> {
 
 struct RunCodeState {
   RunCodeState(ToolRuntime& r, std::shared_ptr<const CodeRunner> c, RunCodeOptions o)
-      : rt(r), runner(std::move(c)), options(o), programs(std::max(1, o.program_threads)) {}
+      : rt(r), runner(std::move(c)), options(std::move(o)), programs(std::max(1, options.program_threads)) {}
   ~RunCodeState() { programs.join(); }
   ToolRuntime& rt;
   std::shared_ptr<const CodeRunner> runner;
@@ -185,7 +221,10 @@ asio::awaitable<Value> RunProgram(std::shared_ptr<RunCodeState> state, ToolRunCo
   Subscription follow = exec.signal().OnAbort([run](const std::string& reason) mutable { run.Abort(reason); });
   const Signal run_signal = run.signal();
   const asio::any_io_executor ex = co_await asio::this_coro::executor;
-  auto bridge = std::make_shared<Bridge>(state->rt, exec, run_signal, state->options.max_parallel_sub_calls, ex);
+  auto bridge = std::make_shared<Bridge>(state->rt, exec, run_signal, state->options.max_parallel_sub_calls, ex,
+                                         state->options.new_id ? state->options.new_id : [n = 0]() mutable {
+                                           return "code-image-" + std::to_string(++n);
+                                         });
 
   CodeBindingNamespace tools{.global = "tools", .functions = {}, .error_class = {{"ToolCallError", "toolName"}}};
   for (const ToolDefinitionPtr& def : state->rt.registry().Visible(exec.agent())) {
@@ -218,7 +257,7 @@ Result<ToolDefinitionPtr> MakeRunCodeTool(ToolRuntime& runtime, std::shared_ptr<
   if (!runner) return Status::InvalidArgument("run_code needs a code runtime");
   if (options.max_parallel_sub_calls < 1) return Status::InvalidArgument("maxParallelSubCalls must be a positive integer");
   const schema::SdkLanguage language = runner->language();
-  auto state = std::make_shared<RunCodeState>(runtime, std::move(runner), options);
+  auto state = std::make_shared<RunCodeState>(runtime, std::move(runner), std::move(options));
   ToolDefinition spec;
   spec.name = kRunCodeName;
   spec.description = RunCodeDescription(language);

@@ -8,8 +8,10 @@
 // a FIFO of submissions, `max_parallel_sub_calls` concurrency-safe calls at
 // once, any other call alone, commits in start order. A started sub-call is
 // logged as tool/code-dispatch-start, and tool/code-dispatch when it settles
-// (through the session's ToolCallInput::record). Its additionalContexts go
-// to the outer call and its concludesTurn is forwarded. When the program
+// (through the session's ToolCallInput::record). A success whose content
+// holds an image is attached to the outer call as a user message (so the
+// model sees it next step), its additionalContexts go to the outer call too,
+// and its concludesTurn is forwarded. When the program
 // ends, the run is aborted ("run_code settled"), queued calls are abandoned
 // and the in-flight ones drained before run_code returns, so every dispatch
 // event lands inside the open turn.
@@ -17,7 +19,9 @@
 #define RETRACE_ENGINE_RUNTIME_RUN_CODE_H_
 
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "engine/base/status.h"
 #include "engine/runtime/code_runner.h"
@@ -30,6 +34,9 @@ class ToolRuntime;
 struct RunCodeOptions {
   size_t max_parallel_sub_calls = 10;  // dsh's maxParallelSubCalls
   int program_threads = 4;             // programs that can run at once (each holds a thread while it runs)
+  // Message ids (the host's source: UUIDs), for the user message that carries
+  // an image a sub-call returned to the outer call. Unset: "code-image-<n>".
+  std::function<std::string()> new_id{};
 };
 
 // The run_code definition for `runtime`, in the flavor of `runner`'s language.

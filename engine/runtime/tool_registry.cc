@@ -89,6 +89,7 @@ struct ToolRegistry::State {
   std::vector<Listener<ExecuteWrapperFn>> wrappers;
   std::vector<Listener<PostExecuteFn>> post;
   std::vector<Listener<ResultObserverFn>> observers;
+  std::vector<Listener<CodeDispatchLogFn>> code_dispatch_log;
   std::vector<Listener<std::function<void()>>> change;
 
   // Caller holds mu.
@@ -331,6 +332,9 @@ Registration ToolRegistry::OnPostExecute(PostExecuteFn fn, const ScopePtr& scope
 Registration ToolRegistry::OnResult(ResultObserverFn fn, const ScopePtr& scope) {
   return State::Add(state_, &State::observers, std::move(fn), ScopeKey(scope), false);
 }
+Registration ToolRegistry::OnCodeDispatchLog(CodeDispatchLogFn fn, const ScopePtr& scope) {
+  return State::Add(state_, &State::code_dispatch_log, std::move(fn), ScopeKey(scope), false);
+}
 Registration ToolRegistry::OnChange(std::function<void()> fn) {
   return State::Add(state_, &State::change, std::move(fn), kGlobal, false);
 }
@@ -432,6 +436,9 @@ std::vector<std::shared_ptr<const ExecuteWrapperFn>> ToolRegistry::WrappersFor(c
 }
 std::vector<std::shared_ptr<const PostExecuteFn>> ToolRegistry::PostExecuteFor(const ScopePtr& agent) const {
   return state_->For(state_->post, agent);
+}
+std::vector<std::shared_ptr<const CodeDispatchLogFn>> ToolRegistry::CodeDispatchLogFor(const ScopePtr& agent) const {
+  return state_->For(state_->code_dispatch_log, agent);
 }
 std::vector<std::shared_ptr<const ResultObserverFn>> ToolRegistry::ObserversFor(const ScopePtr& agent) const {
   return state_->For(state_->observers, agent);

@@ -68,6 +68,7 @@ class ToolRegistry {
   Registration OnExecute(ExecuteWrapperFn fn, const ScopePtr& scope = nullptr, bool prepend = false);
   Registration OnPostExecute(PostExecuteFn fn, const ScopePtr& scope = nullptr, bool prepend = false);
   Registration OnResult(ResultObserverFn fn, const ScopePtr& scope = nullptr);
+  Registration OnCodeDispatchLog(CodeDispatchLogFn fn, const ScopePtr& scope = nullptr);
   Registration OnChange(std::function<void()> fn);
 
   // The definition `scope` sees under `name`, or null.
@@ -101,6 +102,7 @@ class ToolRegistry {
   std::vector<std::shared_ptr<const ExecuteWrapperFn>> WrappersFor(const ScopePtr& agent) const;
   std::vector<std::shared_ptr<const PostExecuteFn>> PostExecuteFor(const ScopePtr& agent) const;
   std::vector<std::shared_ptr<const ResultObserverFn>> ObserversFor(const ScopePtr& agent) const;
+  std::vector<std::shared_ptr<const CodeDispatchLogFn>> CodeDispatchLogFor(const ScopePtr& agent) const;
   // Guards in evaluation order: global first, then the agent's chain farthest-first.
   std::vector<std::shared_ptr<const GuardFn>> GuardsFor(const ScopePtr& agent) const;
 

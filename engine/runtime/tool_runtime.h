@@ -63,6 +63,9 @@ class ToolRuntime {
   // Runs one call through the whole pipeline.
   asio::awaitable<ToolResultPtr> Execute(ToolCallInput input);
 
+  // Reports a warning through RuntimeOptions::warn.
+  void Warn(const std::string& message) const { options_.warn(message); }
+
   // dsh's executionMode: true ("parallel") only when the visible definition
   // declares isConcurrencySafe and it returns true for these arguments.
   bool IsConcurrencySafe(const ToolCallInput& input) const;

@@ -242,5 +242,65 @@ TEST(RunCodeTest, ABlankDescriptionFailsBeforeAnyProgramRuns) {
   EXPECT_FALSE(ran);
 }
 
+TEST(RunCodeTest, AnImageASubCallReturnsIsAttachedToTheOuterCallAndOtherResultsAreNot) {
+  ToolRuntime rt;
+  Registration echo = MustRegister(rt, Define(EchoSpec()));
+  ToolDefinition shot = EchoSpec("screenshot");
+  shot.output.render = [](const Value&, const Value&) {
+    return Content{Value::MakeObject({{"type", "image"}, {"data", "iVBORw0KGgo="}, {"mimeType", "image/png"}})};
+  };
+  shot.output.presentation_meta = nullptr;
+  Registration screenshot = MustRegister(rt, Define(std::move(shot)));
+  auto run_code = MakeRunCodeTool(rt, std::make_shared<ScriptedRunner>([](const CodeBindingNamespace& tools) {
+    auto a = Submit(tools, "echo", Args({{"s", "text only"}}));
+    (void)a.get();
+    auto b = Submit(tools, "screenshot", Args({{"s", "x"}}));
+    (void)b.get();
+    return CodeRunResult{.value = Value("ok"), .logs = {}, .error = std::nullopt};
+  }), {.new_id = [] { return std::string("m-1"); }});
+  ASSERT_TRUE(run_code.ok());
+  rt.registry().SetCodeMode(ToolsMode::kCode, *run_code);
+  ToolResultPtr r = Exec(rt, RunCodeCall());
+  ASSERT_FALSE(r->is_error) << Text(*r);
+  ASSERT_EQ(r->additional_contexts.size(), 1u);
+  EXPECT_EQ(json::Serialize(r->additional_contexts[0]),
+            R"({"content":[{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}],)"
+            R"("source":{"kind":"plugin","plugin":"tools-code-mode"},"role":"user","id":"m-1"})");
+}
+
+TEST(RunCodeTest, CodeDispatchLogListenersChangeOnlyTheLoggedContentAndAThrowLogsTheOriginal) {
+  std::vector<std::string> warnings;
+  ToolRuntime rt(RuntimeOptions{.blocking_threads = 2, .warn = [&](const std::string& w) { warnings.push_back(w); }});
+  Registration echo = MustRegister(rt, Define(EchoSpec()));
+  Registration preview = rt.registry().OnCodeDispatchLog([](const CodeDispatch& d, const auto& next) {
+    Content inner = next();
+    if (d.name != "echo" || inner.empty()) return inner;
+    return Content{Value::MakeObject({{"type", "text"}, {"text", "[logged preview]"}})};
+  });
+  std::vector<std::string> seen;
+  auto run_code = MakeRunCodeTool(rt, std::make_shared<ScriptedRunner>([&](const CodeBindingNamespace& tools) {
+    auto a = Submit(tools, "echo", Args({{"s", "the real value"}}));
+    seen.push_back(Outcome(a));
+    return CodeRunResult{};
+  }));
+  ASSERT_TRUE(run_code.ok());
+  rt.registry().SetCodeMode(ToolsMode::kCode, *run_code);
+  std::vector<std::pair<std::string, Value>> events;
+  ASSERT_FALSE(Exec(rt, RunCodeCall(&events))->is_error);
+  EXPECT_THAT(seen, ElementsAre("\"the real value\""));  // the program saw the value
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(json::Serialize(*events[1].second.Find("content")), R"([{"type":"text","text":"[logged preview]"}])");
+
+  Registration broken = rt.registry().OnCodeDispatchLog([](const CodeDispatch&, const auto&) -> Content {
+    throw std::runtime_error("disk full");
+  });
+  events.clear();
+  ASSERT_FALSE(Exec(rt, RunCodeCall(&events))->is_error);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(json::Serialize(*events[1].second.Find("content")), R"([{"type":"text","text":"the real value"}])");
+  EXPECT_THAT(warnings, ElementsAre("tools: code-dispatch-log listener failed for echo: disk full; logging the "
+                                    "original settled content"));
+}
+
 }  // namespace
 }  // namespace retrace::runtime

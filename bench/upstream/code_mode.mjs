@@ -1,7 +1,8 @@
 // The upstream side of bench/code_mode_bench.cc: dsh-tools' run_code on the
 // worker-thread code runtime (@deepseek-ai/dsh-code-runtime-worker-thread),
 // with one trivial tool. Prints {"startMs": <median of a `return 1` run>,
-// "callsMs": <a run of `calls` sequential tool calls>, "calls": N} as JSON.
+// "callsMs": <a run of `calls` sequential tool calls>, "calls": N,
+// "firstMs": <the process's first run>} as JSON.
 //   node code_mode.mjs <upstream dir> <calls> <start runs>
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
@@ -37,10 +38,10 @@ async function run(code) {
 }
 
 const calls = Number(callsArg);
-await run('return 1');  // warm: module loading
+const firstMs = await run('return 1');  // the first run also loads the type stripper, host-side
 const starts = [];
 for (let i = 0; i < Number(startsArg); i++) starts.push(await run('return 1'));
 starts.sort((a, b) => a - b);
 const callsMs = await run(`let s = 0; for (let i = 0; i < ${calls}; i++) s += await tools.noop({i}); return s;`);
-console.log(JSON.stringify({ startMs: starts[Math.floor(starts.length / 2)], callsMs, calls }));
+console.log(JSON.stringify({ startMs: starts[Math.floor(starts.length / 2)], callsMs, calls, firstMs }));
 process.exit(0);

@@ -181,7 +181,8 @@ std::vector<std::string> CommandLine(const CodeRuntimeOptions& o, int info_fd) {
     // may be under /tmp) read-only on top, no network, its own pid namespace.
     argv = {o.bwrap,      "--ro-bind", "/",         "/",          "--dev",     "/dev",
             "--proc",     "/proc",     "--tmpfs",   "/tmp",       "--ro-bind", o.workspace,
-            o.workspace,  "--chdir",   o.workspace, "--unshare-all", "--die-with-parent", "--new-session",
+            o.workspace,  "--ro-bind", o.interpreter, o.interpreter,  // it may live under /tmp too
+            "--chdir",    o.workspace, "--unshare-all", "--die-with-parent", "--new-session",
             "--cap-drop", "ALL",       "--info-fd", std::to_string(info_fd), "--"};
   }
   if (o.language == schema::SdkLanguage::kPython) {

@@ -166,12 +166,11 @@ struct ToolRegistry::State {
   }
 
   // The nearest scope's presentAs, else the deployment's mode. Caller holds mu.
+  // (Every model-direct call asks, for the collapse: it walks up from the
+  // scope, nearest first, and allocates nothing.)
   ToolsMode ModeFor(const ScopePtr& scope) const {
-    if (scope) {
-      const std::vector<const Scope*> chain = scope->Chain();
-      for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-        if (auto m = modes.find((*it)->id()); m != modes.end()) return m->second;
-      }
+    for (const Scope* s = modes.empty() ? nullptr : scope.get(); s != nullptr; s = s->parent().get()) {
+      if (auto m = modes.find(s->id()); m != modes.end()) return m->second;
     }
     return default_mode;
   }

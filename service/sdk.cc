@@ -24,8 +24,7 @@ Result<std::vector<schema::ToolSdkSchema>> SchemasOfFile(const std::string& path
   return schemas;
 }
 
-}  // namespace
-
+// The built-in tools' SDK schemas (what `retrace sdk` declares without a file).
 Result<std::vector<schema::ToolSdkSchema>> BuiltinSdkSchemas() {
   // The tools as a recording registers them: with background jobs (so the
   // job tools and bash's run_in_background are declared). Nothing runs, so
@@ -42,6 +41,8 @@ Result<std::vector<schema::ToolSdkSchema>> BuiltinSdkSchemas() {
   }
   return registry.SdkSchemas();
 }
+
+}  // namespace
 
 Result<std::string> ToolsSdk(const SdkOptions& options) {
   std::vector<schema::ToolSdkSchema> schemas;

@@ -23,9 +23,6 @@ struct SdkOptions {
 // description becomes U+FFFD).
 Result<std::string> ToolsSdk(const SdkOptions& options);
 
-// The built-in tools' SDK schemas (what `retrace sdk` declares without a file).
-Result<std::vector<schema::ToolSdkSchema>> BuiltinSdkSchemas();
-
 }  // namespace retrace::service
 
 #endif  // RETRACE_SERVICE_SDK_H_

@@ -50,8 +50,6 @@ using runtime::CodeRunResult;
 
 enum class CodeSandbox { kBwrap, kNone };
 
-struct Child;  // a started child process (code_runtime.cc)
-
 struct CodeRuntimeOptions {
   schema::SdkLanguage language = schema::SdkLanguage::kTypeScript;
   std::string interpreter;  // the node or python3 binary (an absolute path, or found on PATH)

@@ -169,7 +169,7 @@ std::string PyScalar(const Value& v) {
       return buf;
     }
   }
-  return sdk::StringifyValue(v);
+  return json::Serialize(v);
 }
 
 // One walk of a schema set: the classes declared so far, their names, and

@@ -68,8 +68,6 @@ std::string Stringify(std::string_view s) {
   return out;
 }
 
-std::string StringifyValue(const json::Value& scalar) { return json::Serialize(scalar); }
-
 bool Supported(const std::optional<json::Value>& schema) { return schema && CheckRawSchema(*schema).empty(); }
 
 std::string Repeat(std::string_view text, int n) {

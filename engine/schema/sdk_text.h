@@ -19,9 +19,8 @@ std::vector<const ToolSdkSchema*> SortedByName(std::span<const ToolSdkSchema> to
 // s.replace(/\s+/g, " "): every run of JavaScript whitespace becomes one space.
 std::string CollapseJsSpace(std::string_view s);
 
-// JSON.stringify of a string, and of a scalar value.
+// JSON.stringify of a string (of a value: json::Serialize).
 std::string Stringify(std::string_view s);
-std::string StringifyValue(const json::Value& scalar);
 
 // Whether the node is inside the supported subset (assertSupportedJsonSchema).
 bool Supported(const std::optional<json::Value>& schema);

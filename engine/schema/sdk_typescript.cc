@@ -2,6 +2,7 @@
 #include <string>
 
 #include "engine/json/js_text.h"
+#include "engine/json/writer.h"
 #include "engine/schema/sdk_text.h"
 #include "engine/schema/tools_sdk.h"
 
@@ -80,10 +81,10 @@ const std::string* StringMember(const Value& node, std::string_view key) {
 }
 
 std::string Scalar(const Value& node, const std::string& type) {
-  if (const Value* c = node.Find("const")) return sdk::StringifyValue(*c);
+  if (const Value* c = node.Find("const")) return json::Serialize(*c);
   if (const Value* e = node.Find("enum")) {
     std::string out;
-    for (const Value& v : e->as_array()) out += (out.empty() ? "" : " | ") + sdk::StringifyValue(v);
+    for (const Value& v : e->as_array()) out += (out.empty() ? "" : " | ") + json::Serialize(v);
     return out;
   }
   return type == "integer" ? "number" : type;

@@ -171,8 +171,6 @@ std::optional<double> CpuMs(pid_t pid) {
   return static_cast<double>(utime + stime) * 1000.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
-std::string FormatMs(double ms) { return json::FormatNumber(ms); }
-
 // The child's command line: the interpreter with the bootstrap, under bwrap when sandboxed.
 std::vector<std::string> CommandLine(const CodeRuntimeOptions& o, int info_fd) {
   std::vector<std::string> argv;
@@ -352,12 +350,16 @@ class Run {
         if (n == 0) child_.channel.reset();  // closed: the exit (or the budgets) settle the run
         return;
       }
+      // Lines are cut where the last search stopped (a large message arrives in
+      // many reads) and the handled ones dropped once, not line by line.
+      const size_t from = in_.size();
       in_.append(buf, static_cast<size_t>(n));
-      for (size_t nl; !result_ && (nl = in_.find('\n')) != std::string::npos;) {
-        const std::string line = in_.substr(0, nl);
-        in_.erase(0, nl + 1);
-        OnMessage(line);
+      size_t start = 0;
+      for (size_t nl = in_.find('\n', from); !result_ && nl != std::string::npos; nl = in_.find('\n', start)) {
+        OnMessage(std::string_view(in_).substr(start, nl - start));
+        start = nl + 1;
       }
+      in_.erase(0, start);
       if (!result_ && in_.size() > kMaxMessageBytes) {
         Settle(ledger_.Failure(Logs(), {"worker-exit", "the program sent a message over 256 MiB"}));
       }
@@ -504,11 +506,11 @@ class Run {
     const double wall = std::chrono::duration<double, std::milli>(Clock::now() - started_).count();
     if (abort_ != nullptr && abort_->aborted()) return Settle(ledger_.Failure(Logs(), {"abort", abort_->reason()}));
     if (wall > o_.max_wall_ms) {
-      return Settle(ledger_.Failure(Logs(), {"timeout", "wall-clock ceiling reached (" + FormatMs(o_.max_wall_ms) + "ms)"}));
+      return Settle(ledger_.Failure(Logs(), {"timeout", "wall-clock ceiling reached (" + json::FormatNumber(o_.max_wall_ms) + "ms)"}));
     }
     if (cpu_pid_ > 0) {
       if (std::optional<double> cpu = CpuMs(cpu_pid_); cpu && *cpu - cpu_base_ > o_.compute_ms) {
-        Settle(ledger_.Failure(Logs(), {"timeout", "compute budget exhausted (" + FormatMs(o_.compute_ms) + "ms busy)"}));
+        Settle(ledger_.Failure(Logs(), {"timeout", "compute budget exhausted (" + json::FormatNumber(o_.compute_ms) + "ms busy)"}));
       }
     }
   }

@@ -132,6 +132,17 @@ TEST_P(CodeRuntimeTest, BindingsResolveRejectWithTheErrorClassAndAnswerFromAnyTh
   EXPECT_THAT(seen, ::testing::ElementsAre(R"({"q":1})"));  // the lossy call never reached the host
 }
 
+TEST_P(CodeRuntimeTest, ALargeBindingValueCrossesWholeBothWays) {
+  // Binding values have no byte cap: 40 MB each way, arriving over many reads.
+  auto rt = Runtime();
+  ASSERT_NE(rt, nullptr);
+  const CodeRunResult r = rt->Run(Pick("const v = await tools.echo({s: 'x'.repeat(40e6)});\nreturn v.s.length;",
+                                       "v = await tools.echo({'s': 'x' * 40_000_000})\nreturn len(v['s'])"),
+                                  Tools());
+  ASSERT_FALSE(r.error) << r.error->kind << ": " << r.error->message.substr(0, 500);
+  EXPECT_EQ(json::Serialize(*r.value), "40000000");
+}
+
 TEST_P(CodeRuntimeTest, AThrowIsAnExceptionAndAnUnknownBindingRejects) {
   auto rt = Runtime();
   ASSERT_NE(rt, nullptr);

@@ -137,23 +137,31 @@ async function run(start) {
 // of time): the type stripper's first use costs tens of milliseconds.
 stripTypeScriptTypes('');
 
-let buffered = '';
+function onMessage(message) {
+  if (!started && message.type === 'start') {
+    started = true;
+    run(message).then(send);
+  } else if (message.type === 'reply' && pending.has(message.id)) {
+    const entry = pending.get(message.id);
+    pending.delete(message.id);
+    if (message.ok) entry.resolve(message.value);
+    else entry.fail(message.message);
+  }
+}
+
+// A large reply arrives in many chunks: they are kept apart until its line
+// ends (joining as they come would copy the whole line at every chunk).
+let parts = [];
 let started = false;
 channel.setEncoding('utf8');
 channel.on('data', (chunk) => {
-  buffered += chunk;
-  for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
-    const line = buffered.slice(0, nl);
-    buffered = buffered.slice(nl + 1);
-    const message = JSON.parse(line);
-    if (!started && message.type === 'start') {
-      started = true;
-      run(message).then(send);
-    } else if (message.type === 'reply' && pending.has(message.id)) {
-      const entry = pending.get(message.id);
-      pending.delete(message.id);
-      if (message.ok) entry.resolve(message.value);
-      else entry.fail(message.message);
-    }
+  let start = 0;
+  for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', start)) {
+    parts.push(chunk.slice(start, nl));
+    const line = parts.join('');
+    parts = [];
+    start = nl + 1;
+    onMessage(JSON.parse(line));
   }
+  if (start < chunk.length) parts.push(chunk.slice(start));
 });

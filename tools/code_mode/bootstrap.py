@@ -178,7 +178,8 @@ async def _run(start):
 
 async def _main():
     global _writer
-    reader, _writer = await asyncio.open_unix_connection(sock=_sock)
+    # A reply can be large (binding values have no byte cap): no 64 KiB line limit.
+    reader, _writer = await asyncio.open_unix_connection(sock=_sock, limit=1 << 31)
     sys.stdout = sys.stderr = _LogStream()
     program = None
     while True:

@@ -14,7 +14,9 @@
 //  - kNormal: the WAL is fsynced only at checkpoints; an acknowledged batch
 //             survives a process crash (it is in the OS page cache), but the
 //             most recent batches may be lost — never half-applied — on power
-//             loss or an OS crash.
+//             loss or an OS crash. (A live recording keeps this promise with an
+//             append journal instead of a commit per append:
+//             journaled_event_log.h. Open() folds the journals crashes left.)
 //
 // Thread-safety: an EventStore is used from one thread at a time. Several
 // processes may open the same file; writers are serialized per session by
@@ -185,6 +187,10 @@ class EventStore {
   // event_id of the row holding `seq` (which may be a packed row starting earlier).
   Result<int64_t> RowStart(int64_t key, int64_t seq);
   Status Init(const StoreOptions& options, bool existed);
+  // Folds the append journals crashed recorders left (append_journal.h) and
+  // deletes them; a journal that cannot be folded is kept and fails the open.
+  Status FoldOrphanJournals();
+  Status FoldJournal(const std::string& journal);
   Result<SessionSummary> Summarize(Statement& st);
   // RebuildReadModel's work, inside the caller's transaction.
   Status RebuildReadModelInTransaction(const std::function<void(int64_t, int64_t)>& progress);

@@ -192,6 +192,35 @@ Result<log::AppendOutcome> SessionWriter::Append(int64_t expected, std::span<con
   return log::AppendOutcome::kAppended;
 }
 
+// --- Journaled appends ------------------------------------------------------
+
+Result<std::vector<PreparedRow>> SessionWriter::PrepareAppend(int64_t expected,
+                                                             std::span<const log::EventRecord> batch) {
+  RETURN_IF_ERROR(log::CheckBatchSeqs(session_id_, expected, checker_.next_seq(), batch));
+  if (expected != checker_.next_seq()) {  // a resend: the caller compares it with the store instead
+    return Status::FailedPrecondition("a journaled append must start at the end of the log (seq " +
+                                      std::to_string(checker_.next_seq()) + ")");
+  }
+  checker_.Mark();
+  std::vector<PreparedRow> rows;
+  rows.reserve(batch.size());
+  for (const log::EventRecord& r : batch) {
+    auto row = PrepareEvent(r.event);
+    if (!row.ok()) {
+      checker_.Rollback();
+      return row.status();
+    }
+    row->text = r.text;
+    rows.push_back(std::move(row).value());
+  }
+  return rows;
+}
+
+Status SessionWriter::StoreRows(std::span<const PreparedRow> rows) {
+  for (const PreparedRow& row : rows) RETURN_IF_ERROR(Store(row, row.text).status());
+  return Status::Ok();
+}
+
 Result<int64_t> SessionWriter::RepairOpenTurn() {
   std::vector<log::Event> events;
   RETURN_IF_ERROR(store_.ForEachEvent(session_id_, EventFilter{}, [&](const StoredEvent& s) -> Status {

@@ -55,6 +55,15 @@ class SessionWriter {
   Result<PreparedRow> Prepare(format::StorageRecord record);
   Result<log::AppendOutcome> Store(const PreparedRow& row) { return Store(row, row.text); }
 
+  // Journaled appends (journaled_event_log.h), the same two stages on two
+  // threads. PrepareAppend validates a batch that starts at the end of the
+  // log (checker only) and yields its rows; UndoPrepare forgets the batch it
+  // last prepared (its journal write failed). StoreRows writes rows prepared
+  // earlier, in the caller's transaction (database only).
+  Result<std::vector<PreparedRow>> PrepareAppend(int64_t expected_next_seq, std::span<const log::EventRecord> batch);
+  void UndoPrepare() { checker_.Rollback(); }
+  Status StoreRows(std::span<const PreparedRow> rows);
+
   int64_t next_seq() const { return checker_.next_seq(); }
   const std::string& session_id() const { return session_id_; }
 

@@ -1,6 +1,8 @@
 // SqliteEventLog: the EventLog interface (engine/log/event_log.h) over an
 // EventStore. Sessions are appended through per-session writers that stay
 // open, holding their sessions' writer locks, for the life of this object.
+// Each append is one transaction, committed before Append returns (at
+// Durability::kNormal, JournaledEventLog takes the commit off that path).
 #ifndef RETRACE_STORE_SQLITE_EVENT_LOG_H_
 #define RETRACE_STORE_SQLITE_EVENT_LOG_H_
 
@@ -27,8 +29,11 @@ class SqliteEventLog final : public log::EventLog {
   Result<std::vector<log::EventRecord>> Read(std::string_view session_id, int64_t from_seq) override;
   Result<int64_t> NextSeq(std::string_view session_id) override;
 
- private:
+  // The open writer of a session, opened at its first use.
   Result<SessionWriter*> Writer(std::string_view session_id);
+  EventStore& store() { return store_; }
+
+ private:
   EventStore& store_;
   std::vector<std::pair<std::string, std::unique_ptr<SessionWriter>>> writers_;
 };

@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "store/journaled_event_log.h"
 #include "store/session_writer.h"
 #include "tests/store/store_test_util.h"
 
@@ -59,6 +60,27 @@ std::vector<log::EventRecord> MakeBatch(int64_t start) {
   }
 }
 
+// Child: the same through a journaled log (a `normal` recording), which folds
+// into the database every `fold_delay`: kills land before, during and after folds.
+[[noreturn]] void AppendJournaledUntilKilled(const std::string& db, int fd, std::chrono::microseconds fold_delay) {
+  StoreOptions options;
+  options.durability = Durability::kNormal;
+  auto store = EventStore::Open(db, options);  // folds what the previous child left
+  if (!store.ok()) _exit(2);
+  auto log = JournaledEventLog::Open(**store, {.fold_delay = fold_delay});
+  if (!log.ok()) _exit(3);
+  auto stored = (*log)->NextSeq("crash");
+  if (!stored.ok()) _exit(3);
+  int64_t next = *stored;
+  if (write(fd, &next, sizeof next) != sizeof next) _exit(4);
+  while (true) {
+    const auto batch = MakeBatch(next);
+    if (!(*log)->Append("crash", next, batch).ok()) _exit(5);
+    next += static_cast<int64_t>(batch.size());
+    if (write(fd, &next, sizeof next) != sizeof next) _exit(6);
+  }
+}
+
 std::set<int64_t> BatchBoundaries(int64_t up_to) {
   std::set<int64_t> b;
   for (int64_t s = 0; s <= up_to; s += BatchSize(s)) b.insert(s);
@@ -83,7 +105,10 @@ void VerifyPrefix(const std::string& db_path, int64_t acknowledged) {
   ASSERT_TRUE(BatchBoundaries(count).count(count)) << "partial batch: " << count << " events";
 }
 
-TEST(CrashTest, KilledWriterLeavesAnIntactPrefixOfAcknowledgedBatches) {
+// Kills a child appending batches at random points, kRuns times, and checks
+// the database after each: `journaled` children record at `normal` through
+// the journal, which the check's open folds in.
+void KillAndVerify(bool journaled) {
   TempDir dir;
   std::mt19937 rng(20261130);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
@@ -104,6 +129,9 @@ TEST(CrashTest, KilledWriterLeavesAnIntactPrefixOfAcknowledgedBatches) {
     const pid_t child = fork();
     if (child == 0) {
       close(fds[0]);
+      if (journaled) {
+        AppendJournaledUntilKilled(db, fds[1], std::chrono::microseconds(runs % 3 == 0 ? 0 : runs % 3 == 1 ? 500 : 100000));
+      }
       AppendUntilKilled(db, fds[1], runs % 2 == 0);
     }
     close(fds[1]);
@@ -118,12 +146,20 @@ TEST(CrashTest, KilledWriterLeavesAnIntactPrefixOfAcknowledgedBatches) {
     int64_t ack = 0;
     while (read(fds[0], &ack, sizeof ack) == static_cast<ssize_t>(sizeof ack)) acknowledged = ack;
     close(fds[0]);
+    if (journaled) {  // the open folds the journal the child left
+      auto folded = EventStore::Open(db);
+      ASSERT_TRUE(folded.ok()) << folded.status().message();
+    }
     VerifyPrefix(db, acknowledged);
-    if (HasFatalFailure()) return;
+    if (::testing::Test::HasFatalFailure()) return;
     acknowledged = *Db::Open(db, Db::Mode::kReadOnly)->QueryInt("SELECT coalesce(max(seq + count), 0) FROM events");
   }
   EXPECT_EQ(runs, kRuns) << "ran out of time";
 }
+
+TEST(CrashTest, KilledWriterLeavesAnIntactPrefixOfAcknowledgedBatches) { KillAndVerify(/*journaled=*/false); }
+
+TEST(CrashTest, KilledJournaledRecorderLosesNoAcknowledgedBatch) { KillAndVerify(/*journaled=*/true); }
 
 }  // namespace
 }  // namespace retrace::store

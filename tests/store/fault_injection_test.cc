@@ -36,6 +36,7 @@
 #include "service/migrate.h"
 #include "service/record.h"
 #include "store/importer.h"
+#include "store/journaled_event_log.h"
 #include "store/migrations.h"
 #include "store/session_writer.h"
 #include "tests/store/fault_vfs.h"
@@ -273,6 +274,47 @@ TEST_F(FaultInjectionTest, EveryStoreOperationSurvivesAFaultAtEveryPoint) {
   if (!only) {
     EXPECT_GE(injected, 1000);
   }
+}
+
+// A `normal` recording's fold runs into a full disk: the log stops (the
+// failed flush, later appends and Close() all say so), the journal is kept,
+// and once the disk has room the next open folds every acknowledged batch.
+TEST(JournalFaultTest, AFoldThatCannotWriteStopsTheLogAndTheNextOpenFoldsTheJournal) {
+  FaultVfs& vfs = FaultVfs::Install();
+  vfs.Reset();
+  TempDir dir;
+  const std::string db = dir / "j.db";
+  StoreOptions normal;
+  normal.durability = Durability::kNormal;
+  auto store = OpenStoreOrDie(db, normal);
+  log::SessionHeader h;
+  h.id = "j";
+  ASSERT_TRUE(store->CreateSession(h, log::SerializeHeaderLine(h)).ok());
+  auto log = JournaledEventLog::Open(*store, {.fold_delay = std::chrono::hours(1)});
+  ASSERT_TRUE(log.ok());
+  auto batch = [](int64_t seq) {
+    const std::string text = R"({"type":"retrace/tick","seq":)" + std::to_string(seq) +
+                             R"(,"time":1,"data":{},"ignorable":true})";
+    return std::vector<log::EventRecord>{{*log::ParseEvent(text), text}};
+  };
+  for (int64_t s = 0; s < 3; ++s) ASSERT_TRUE((*log)->Append("j", s, batch(s)).ok());
+  vfs.FailAt(vfs.operations() + 1, FaultKind::kEnospc, /*sticky=*/true);
+  const Status flushed = (*log)->Flush();
+  ASSERT_FALSE(flushed.ok());
+  EXPECT_THAT(flushed.message(), ::testing::HasSubstr("recording stopped"));
+  EXPECT_THAT(flushed.message(), ::testing::HasSubstr((*log)->journal_path()));
+  EXPECT_FALSE((*log)->Append("j", 3, batch(3)).ok()) << "no append is acknowledged after a failed fold";
+  const std::string journal = (*log)->journal_path();
+  EXPECT_FALSE((*log)->Close().ok());
+  EXPECT_TRUE(std::filesystem::exists(journal));
+  log->reset();
+  store.reset();
+  vfs.Reset();
+  auto reopened = EventStore::Open(db);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().message();
+  EXPECT_FALSE(std::filesystem::exists(journal));
+  EXPECT_EQ(*RawDb(db).QueryInt("SELECT count(*) FROM events"), 3);
+  EXPECT_EQ(Integrity(db), "ok");
 }
 
 }  // namespace

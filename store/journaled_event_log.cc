@@ -1,0 +1,151 @@
+#include "store/journaled_event_log.h"
+
+#include <utility>
+
+namespace retrace::store {
+
+Result<std::unique_ptr<JournaledEventLog>> JournaledEventLog::Open(EventStore& store, JournalOptions options) {
+  ASSIGN_OR_RETURN(AppendJournal journal, AppendJournal::Create(store.path()));
+  return std::unique_ptr<JournaledEventLog>(new JournaledEventLog(store, options, std::move(journal)));
+}
+
+JournaledEventLog::JournaledEventLog(EventStore& store, JournalOptions options, AppendJournal journal)
+    : direct_(store), options_(options), journal_path_(journal.path()), journal_(std::move(journal)) {
+  folder_ = std::thread([this] { FoldLoop(); });
+}
+
+JournaledEventLog::~JournaledEventLog() { (void)Close(); }
+
+Status JournaledEventLog::Flush() {
+  std::unique_lock lock(mu_);
+  ++flushes_;
+  wake_folder_.notify_one();
+  folded_.wait(lock, [&] { return (pending_.empty() && !folding_) || !failed_.ok() || stop_; });
+  --flushes_;
+  return failed_;
+}
+
+Status JournaledEventLog::Close() {
+  Status st = Flush();
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return failed_;
+    closed_ = true;
+    stop_ = true;
+  }
+  wake_folder_.notify_one();
+  if (folder_.joinable()) folder_.join();
+  std::lock_guard lock(mu_);
+  if (!failed_.ok()) {
+    journal_.reset();  // kept, unlocked: the next open folds it
+    return failed_;
+  }
+  Status removed = journal_->Remove();
+  journal_.reset();
+  return st.ok() ? removed : st;
+}
+
+template <typename Fn>
+auto JournaledEventLog::AfterFlush(Fn fn) -> decltype(fn()) {
+  RETURN_IF_ERROR(Flush());
+  std::lock_guard lock(mu_);  // no append runs meanwhile, and the folder is idle
+  std::lock_guard db(db_mu_);
+  return fn();
+}
+
+Status JournaledEventLog::CreateSession(const log::SessionHeader& header) {
+  return AfterFlush([&] { return direct_.CreateSession(header); });
+}
+
+Result<log::SessionHeader> JournaledEventLog::ReadHeader(std::string_view session_id) {
+  return AfterFlush([&] { return direct_.ReadHeader(session_id); });
+}
+
+Result<std::vector<log::EventRecord>> JournaledEventLog::Read(std::string_view session_id, int64_t from_seq) {
+  return AfterFlush([&] { return direct_.Read(session_id, from_seq); });
+}
+
+Result<int64_t> JournaledEventLog::NextSeq(std::string_view session_id) {
+  return AfterFlush([&] { return direct_.NextSeq(session_id); });
+}
+
+Result<log::AppendOutcome> JournaledEventLog::Append(std::string_view session_id, int64_t expected_next_seq,
+                                                     std::span<const log::EventRecord> batch) {
+  std::unique_lock lock(mu_);
+  if (closed_) return Status::FailedPrecondition("the event log is closed");
+  RETURN_IF_ERROR(failed_);
+  SessionWriter* writer = nullptr;
+  {
+    std::lock_guard db(db_mu_);  // opening a writer reads the session
+    ASSIGN_OR_RETURN(writer, direct_.Writer(session_id));
+  }
+  if (!batch.empty() && expected_next_seq < writer->next_seq()) {
+    // A resend: compared with what the database holds, once it holds everything.
+    lock.unlock();
+    return AfterFlush([&] { return writer->Append(expected_next_seq, batch); });
+  }
+  size_t bytes = 0;
+  for (const log::EventRecord& r : batch) bytes += r.text.size();
+  folded_.wait(lock, [&] { return behind_bytes_ == 0 || behind_bytes_ + bytes <= options_.max_behind_bytes ||
+                                  !failed_.ok(); });
+  RETURN_IF_ERROR(failed_);
+  ASSIGN_OR_RETURN(std::vector<PreparedRow> rows, writer->PrepareAppend(expected_next_seq, batch));
+  std::vector<std::string_view> lines;
+  lines.reserve(batch.size());
+  for (const log::EventRecord& r : batch) lines.push_back(r.text);
+  if (Status st = journal_->Write(session_id, expected_next_seq, lines); !st.ok()) {
+    writer->UndoPrepare();
+    return st;
+  }
+  pending_.push_back({writer, std::move(rows), journal_->size(), bytes});
+  behind_bytes_ += bytes;
+  // Only the first append wakes the folder; the rest join its batch (a wake
+  // per append would cost a context switch each).
+  if (pending_.size() == 1) wake_folder_.notify_one();
+  return log::AppendOutcome::kAppended;
+}
+
+void JournaledEventLog::FoldLoop() {
+  std::unique_lock lock(mu_);
+  while (true) {
+    wake_folder_.wait(lock, [&] { return stop_ || !pending_.empty(); });
+    if (pending_.empty()) return;  // stopping, nothing left
+    if (!stop_ && flushes_ == 0) {
+      // Let the appends right behind this one share its transaction.
+      wake_folder_.wait_for(lock, options_.fold_delay, [&] { return stop_ || flushes_ > 0; });
+    }
+    std::deque<Pending> batch;
+    batch.swap(pending_);
+    folding_ = true;
+    lock.unlock();
+    Status st;
+    {
+      std::lock_guard db(db_mu_);
+      st = Fold(batch);
+    }
+    lock.lock();
+    folding_ = false;
+    for (const Pending& p : batch) behind_bytes_ -= p.bytes;
+    if (!st.ok()) {
+      failed_ = st.WithContext("recording stopped: the acknowledged appends could not be written to the database"
+                               " (they are kept in " + journal_path_ + ", which the next open folds in)");
+      pending_.clear();
+    } else if (pending_.empty() && batch.back().journal_end == journal_->size()) {
+      if (Status reset = journal_->Reset(); !reset.ok()) failed_ = reset;
+    }
+    folded_.notify_all();
+    if (!failed_.ok()) {
+      // Appends fail from now on; wait to be stopped.
+      wake_folder_.wait(lock, [&] { return stop_; });
+      return;
+    }
+  }
+}
+
+Status JournaledEventLog::Fold(const std::deque<Pending>& batch) {
+  ASSIGN_OR_RETURN(Transaction tx, direct_.store().BeginTransaction());
+  for (const Pending& p : batch) RETURN_IF_ERROR(p.writer->StoreRows(p.rows));
+  return tx.Commit();
+}
+
+}  // namespace retrace::store

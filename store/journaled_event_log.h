@@ -1,0 +1,111 @@
+// JournaledEventLog: the EventLog of a live recording at Durability::kNormal,
+// with the database commit off the append's path.
+//
+// An append is validated at once (SessionWriter's checker, on the caller's
+// thread), written to the AppendJournal with one write(2), and acknowledged:
+// from then on it survives a crash of the process, which is what `normal`
+// promises (event_store.h). A folder thread writes the acknowledged appends
+// into the database behind the answers, many per transaction, waiting up to
+// `fold_delay` for the appends right behind the first to join it; when the
+// database holds all the journal does, the journal is emptied.
+//
+// What others see: another process reading the database sees an append once
+// it is folded, `fold_delay` (plus a commit) after it was acknowledged. This
+// object's own reads (Read, NextSeq, ReadHeader) and CreateSession wait for
+// the fold first, so it reads its own writes. A crash leaves the journal
+// behind; the next EventStore::Open folds it before anything else runs.
+//
+// A failed fold (a full disk, say) stops the log: that append and every later
+// one fail with the fold's error, the journal is kept, and Close() reports
+// it. Nothing acknowledged is lost: the next open folds the journal again.
+//
+// Thread-safe. The EventStore must not be used by anyone else while this
+// log lives (its connection is the folder's).
+#ifndef RETRACE_STORE_JOURNALED_EVENT_LOG_H_
+#define RETRACE_STORE_JOURNALED_EVENT_LOG_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "engine/log/event_log.h"
+#include "store/append_journal.h"
+#include "store/event_store.h"
+#include "store/session_writer.h"
+#include "store/sqlite_event_log.h"
+
+namespace retrace::store {
+
+struct JournalOptions {
+  // How long the folder waits after the first acknowledged append for more to
+  // join its transaction: the most another process lags behind.
+  std::chrono::microseconds fold_delay{10000};
+  // Acknowledged appends the folder may be behind by before an append waits
+  // for it (bounds memory and the journal's size).
+  size_t max_behind_bytes = size_t{64} << 20;
+};
+
+class JournaledEventLog final : public log::EventLog {
+ public:
+  static Result<std::unique_ptr<JournaledEventLog>> Open(EventStore& store, JournalOptions options = {});
+  // Close(), its error dropped: call Close() to see it.
+  ~JournaledEventLog() override;
+
+  // Waits until the database holds every acknowledged append. Returns the
+  // error that stopped the log, if any.
+  Status Flush();
+  // Flushes, stops the folder and deletes the journal (kept after a failure,
+  // whose error is returned). Later appends fail.
+  Status Close();
+
+  Status CreateSession(const log::SessionHeader& header) override;
+  Result<log::SessionHeader> ReadHeader(std::string_view session_id) override;
+  Result<log::AppendOutcome> Append(std::string_view session_id, int64_t expected_next_seq,
+                                    std::span<const log::EventRecord> batch) override;
+  Result<std::vector<log::EventRecord>> Read(std::string_view session_id, int64_t from_seq) override;
+  Result<int64_t> NextSeq(std::string_view session_id) override;
+
+  // The journal's file (tests).
+  const std::string& journal_path() const { return journal_path_; }
+
+ private:
+  struct Pending {
+    SessionWriter* writer;
+    std::vector<PreparedRow> rows;
+    uint64_t journal_end;  // the journal's size once this append was in it
+    size_t bytes;
+  };
+  JournaledEventLog(EventStore& store, JournalOptions options, AppendJournal journal);
+  void FoldLoop();
+  // Writes `batch` into the database in one transaction.
+  Status Fold(const std::deque<Pending>& batch);
+  // Runs `fn` on the store's connection once every acknowledged append is in it.
+  template <typename Fn>
+  auto AfterFlush(Fn fn) -> decltype(fn());
+
+  SqliteEventLog direct_;  // the writers and the reads, on the store's connection
+  JournalOptions options_;
+  std::string journal_path_;
+
+  std::mutex db_mu_;  // the store's connection (taken after mu_, never before)
+  std::mutex mu_;     // everything below
+  std::condition_variable wake_folder_, folded_;
+  std::optional<AppendJournal> journal_;
+  std::deque<Pending> pending_;
+  size_t behind_bytes_ = 0;  // acknowledged and not yet folded
+  bool folding_ = false;
+  int flushes_ = 0;  // Flush() calls waiting: the folder does not linger
+  bool stop_ = false;
+  bool closed_ = false;
+  Status failed_;
+  std::thread folder_;
+};
+
+}  // namespace retrace::store
+
+#endif  // RETRACE_STORE_JOURNALED_EVENT_LOG_H_

@@ -48,6 +48,7 @@ class Catalog {
   explicit Catalog(CatalogOptions options) : options_(std::move(options)) {}
 
   const std::string& db_path() const { return options_.db_path; }
+  store::Durability durability() const { return options_.durability; }
 
   // Opens the database: `create` makes a new one when there is none,
   // `migrate` applies pending migrations to an existing one.

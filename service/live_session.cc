@@ -4,6 +4,7 @@
 
 #include "engine/runtime/run_code.h"
 #include "engine/runtime/timeout_policy.h"
+#include "store/journaled_event_log.h"
 #include "store/sqlite_event_log.h"
 #include "tools/builtin_tools.h"
 #include "tools/job_tools.h"
@@ -17,7 +18,8 @@ using json::Value;
 // What the session and its tools hold on to, in teardown order (last first).
 struct LiveSession::Parts {
   std::unique_ptr<store::EventStore> store;
-  std::unique_ptr<store::SqliteEventLog> log;
+  std::unique_ptr<log::EventLog> log;
+  store::JournaledEventLog* journaled = nullptr;  // `log`, when it is one
   std::shared_ptr<tools::JobRegistry> jobs;
   tools::ToolHost host;
 };
@@ -37,7 +39,15 @@ Result<std::unique_ptr<LiveSession>> LiveSession::Open(const Catalog& catalog, L
   ASSIGN_OR_RETURN(tools::Workspace workspace, tools::Workspace::Open(options.workspace));
   auto parts = std::make_unique<Parts>(Parts{.store = nullptr, .log = nullptr, .jobs = nullptr, .host = {.workspace = workspace}});
   ASSIGN_OR_RETURN(parts->store, catalog.Open());
-  parts->log = std::make_unique<store::SqliteEventLog>(*parts->store);
+  if (catalog.durability() == store::Durability::kNormal) {
+    // `normal` asks an acknowledged call to survive a crash of the process:
+    // a journal write gives that, with the commit behind the answer.
+    ASSIGN_OR_RETURN(std::unique_ptr<store::JournaledEventLog> journaled, store::JournaledEventLog::Open(*parts->store));
+    parts->journaled = journaled.get();
+    parts->log = std::move(journaled);
+  } else {
+    parts->log = std::make_unique<store::SqliteEventLog>(*parts->store);
+  }
   parts->jobs = std::make_shared<tools::JobRegistry>(options.now_ms);
   parts->host.environment = options.environment;
   parts->host.spill_dir = options.spill_dir;
@@ -120,8 +130,13 @@ Status LiveSession::Close(Value reason) {
   if (closed_) return Status::Ok();
   closed_ = true;
   parts_->jobs->Close();  // stop the jobs still running, before the recorder goes
-  if (!recorder_ || !recorder_->in_turn()) return Status::Ok();
-  return recorder_->EndTurn(std::move(reason));
+  Status st = recorder_ && recorder_->in_turn() ? recorder_->EndTurn(std::move(reason)) : Status::Ok();
+  // Everything acknowledged reaches the database before the session is closed.
+  if (parts_->journaled) {
+    Status folded = parts_->journaled->Close();
+    if (st.ok()) st = folded;
+  }
+  return st;
 }
 
 }  // namespace retrace::service

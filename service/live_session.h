@@ -88,7 +88,9 @@ class LiveSession {
   runtime::asio::awaitable<Result<runtime::ToolResultPtr>> Call(runtime::LooseCall call);
 
   // Ends the open turn with `reason` (a TurnEndReason) and stops the
-  // session's background jobs. Idempotent; the destructor closes too.
+  // session's background jobs; at Durability::kNormal, also waits until the
+  // database holds every recorded event (store/journaled_event_log.h).
+  // Idempotent; the destructor closes too.
   Status Close(json::Value reason);
 
  private:

@@ -330,5 +330,29 @@ TEST_F(McpTest, SigkillLeavesACrashThatTheNextConnectionRepairs) {
   EXPECT_THAT(retrace::testing::ReadFile(dir_ / "err.txt"), HasSubstr("closed a turn a crash left open"));
 }
 
+TEST_F(McpTest, AtNormalDurabilityEveryAnsweredCallSurvivesSigkill) {
+  std::string lines = kInit;
+  for (int id = 1; id <= 3; ++id) {
+    lines += R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+             R"(,"method":"tools/call","params":{"name":"glob","arguments":{"pattern":"*"}}})" "\n";
+  }
+  WriteFile(dir_ / "in.jsonl", lines);
+  const std::string pidfile = dir_ / "pid", out = dir_ / "out.txt";
+  // The answers are out (the calls acknowledged), then the server is killed
+  // before it could fold its journal into the database, or while it does.
+  Shell("{ (cat " + (dir_ / "in.jsonl") + "; sleep 5) | sh -c 'echo $$ > " + pidfile + "; exec " + kRetrace +
+        " --db " + Db() + " --durability normal mcp --workspace " + Workspace() + " --session s1 >" + out +
+        " 2>/dev/null'; } >/dev/null 2>&1 & for i in $(seq 100); do grep -q '\"id\":3' " + out +
+        " 2>/dev/null && break; sleep 0.05; done; pid=$(cat " + pidfile + "); kill -KILL $pid; wait $pid");
+  ASSERT_THAT(retrace::testing::ReadFile(out), HasSubstr(R"("id":3)"));
+  const std::string events = Retrace("events s1").out;  // the open folds what the journal holds
+  size_t results = 0;
+  for (size_t at = events.find("tool/result"); at != std::string::npos; at = events.find("tool/result", at + 1)) ++results;
+  EXPECT_EQ(results, 3u) << events;
+  for (const auto& e : std::filesystem::directory_iterator(dir_.path())) {
+    EXPECT_EQ(e.path().filename().string().find("-appends-"), std::string::npos) << "a journal was left: " << e.path();
+  }
+}
+
 }  // namespace
 }  // namespace retrace::mcp

@@ -1,9 +1,11 @@
 // The baseline for bench/mcp/mcp_bench.mjs: the official MCP TypeScript SDK's own
 // McpServer over stdio, recording nothing, serving two trivial tools with the shapes of
 // retrace's: `read` (a small file, line-numbered; read-only) and `write` (a small file;
-// a side effect).
+// a side effect). `write` does the file work retrace's write does (and dsh-fs-local's
+// writeFileAtomic): a temporary file, fsynced, renamed over the target — so the two
+// servers differ in the protocol and the recording only.
 // usage: node ts_server.mjs <upstream dir> <workspace>
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 
@@ -13,6 +15,7 @@ const { McpServer } = await sdk('server/mcp.js');
 const { StdioServerTransport } = await sdk('server/stdio.js');
 const { z } = await import(pathToFileURL(resolve(upstream, 'node_modules/zod/index.js')).href);
 
+let writes = 0;
 const server = new McpServer({ name: 'ts-baseline', version: '1.0.0' });
 server.registerTool('read', {
   title: 'Read file',
@@ -34,7 +37,12 @@ server.registerTool('write', {
   outputSchema: { path: z.string(), bytes: z.number() },
 }, async ({ file_path, content }) => {
   const path = resolve(workspace, file_path);
-  writeFileSync(path, content);
+  const temp = `${path}.${process.pid}.${++writes}.tmp`;
+  const fd = openSync(temp, 'wx', 0o666);
+  writeSync(fd, content);
+  fsyncSync(fd);
+  closeSync(fd);
+  renameSync(temp, path);
   return { content: [{ type: 'text', text: `Wrote ${path}` }], structuredContent: { path, bytes: Buffer.byteLength(content) } };
 });
 await server.connect(new StdioServerTransport());

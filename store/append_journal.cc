@@ -25,11 +25,44 @@ std::string Errno(std::string_view what, const std::string& path) {
   return std::string(what) + " " + path + ": " + std::strerror(errno);
 }
 
-uint32_t Crc(std::string_view bytes) {
-  boost::crc_32_type crc;
+// CRC-32C (Castagnoli), the checksum of LevelDB's and RocksDB's logs. Every
+// append computes one on the thread that answers, so it uses the CPU's crc32
+// instruction where there is one (SSE 4.2), and Boost's table otherwise.
+uint32_t CrcPortable(std::string_view bytes) {
+  boost::crc_optimal<32, 0x1EDC6F41, 0xFFFFFFFF, 0xFFFFFFFF, true, true> crc;
   crc.process_bytes(bytes.data(), bytes.size());
   return crc.checksum();
 }
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) uint32_t CrcSse42(std::string_view bytes) {
+  uint64_t crc = 0xFFFFFFFF;
+  const char* p = bytes.data();
+  size_t n = bytes.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    crc = __builtin_ia32_crc32di(crc, word);
+  }
+  auto crc32 = static_cast<uint32_t>(crc);
+  for (; n > 0; ++p, --n) crc32 = __builtin_ia32_crc32qi(crc32, static_cast<unsigned char>(*p));
+  return crc32 ^ 0xFFFFFFFF;
+}
+#endif
+
+}  // namespace
+
+uint32_t JournalChecksum(std::string_view bytes) {
+#if defined(__x86_64__)
+  static const bool sse42 = __builtin_cpu_supports("sse4.2");
+  if (sse42) return CrcSse42(bytes);
+#endif
+  return CrcPortable(bytes);
+}
+
+uint32_t JournalChecksumPortable(std::string_view bytes) { return CrcPortable(bytes); }
+
+namespace {
 
 void PutU32(std::string& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
@@ -139,7 +172,7 @@ Status AppendJournal::Write(std::string_view session_id, int64_t first_seq, std:
   const std::string_view payload = std::string_view(frame).substr(kFrameHead);
   std::string head;
   PutU32(head, static_cast<uint32_t>(payload.size()));
-  PutU32(head, Crc(payload));
+  PutU32(head, JournalChecksum(payload));
   frame.replace(0, kFrameHead, head);
   if (Status st = WriteAll(fd_, frame); !st.ok()) {
     // Cut a partial frame off, so the next one does not follow it.
@@ -226,7 +259,7 @@ Result<JournalContents> ReadJournal(const std::string& path) {
     if (!head.ok_and_done() || bytes.size() - at - kFrameHead < length) return stop("is cut short", true);
     const std::string_view payload = std::string_view(bytes).substr(at + kFrameHead, length);
     const bool last = at + kFrameHead + length == bytes.size();
-    if (Crc(payload) != crc) return stop("fails its checksum", last);
+    if (JournalChecksum(payload) != crc) return stop("fails its checksum", last);
     Cursor c(payload);
     JournalFrame frame;
     frame.session_id = c.Bytes(c.Uint(4));

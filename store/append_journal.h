@@ -18,7 +18,7 @@
 //
 // Layout: the 8-byte magic "RTRCAPJ1" and the 36-byte boot id of the machine
 // that wrote it (/proc/sys/kernel/random/boot_id), then frames:
-//   u32 payload length · u32 CRC-32 of the payload · payload
+//   u32 payload length · u32 CRC-32C of the payload · payload
 //   payload = u32 session-id length · session id · i64 first seq · u32 count ·
 //             count × (u32 length · storage line)
 // integers little-endian. A frame is one write(2), and the file is never
@@ -94,6 +94,11 @@ struct JournalContents {
   bool last_frame_torn = false;  // the bad frame is the last and incomplete or failing its checksum
 };
 Result<JournalContents> ReadJournal(const std::string& path);
+
+// A frame's checksum, CRC-32C: with the CPU's instruction where it has one;
+// the portable form gives the same values everywhere (tests compare them).
+uint32_t JournalChecksum(std::string_view bytes);
+uint32_t JournalChecksumPortable(std::string_view bytes);
 
 // This machine's boot id ("" when it cannot be read).
 const std::string& CurrentBootId();

@@ -2,6 +2,9 @@
 
 #include <utility>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 namespace retrace::store {
 
 Result<std::unique_ptr<JournaledEventLog>> JournaledEventLog::Open(EventStore& store, JournalOptions options) {
@@ -75,9 +78,15 @@ Result<log::AppendOutcome> JournaledEventLog::Append(std::string_view session_id
   if (closed_) return Status::FailedPrecondition("the event log is closed");
   RETURN_IF_ERROR(failed_);
   SessionWriter* writer = nullptr;
-  {
-    std::lock_guard db(db_mu_);  // opening a writer reads the session
+  for (const auto& [id, w] : writers_) {
+    if (id == session_id) writer = w;
+  }
+  if (!writer) {
+    // Opening a writer reads the session: the store's connection, which a fold
+    // may be holding (only this once per session, not at every append).
+    std::lock_guard db(db_mu_);
     ASSIGN_OR_RETURN(writer, direct_.Writer(session_id));
+    writers_.emplace_back(std::string(session_id), writer);
   }
   if (!batch.empty() && expected_next_seq < writer->next_seq()) {
     // A resend: compared with what the database holds, once it holds everything.
@@ -106,6 +115,10 @@ Result<log::AppendOutcome> JournaledEventLog::Append(std::string_view session_id
 }
 
 void JournaledEventLog::FoldLoop() {
+  // The answers come first: a fold's burst of work yields the CPU to the
+  // threads that answer (on two cores, a fold at their priority put a late
+  // answer behind most folds: 154-178 calls over 1 ms in 5,000, against 125 so).
+  (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
   std::unique_lock lock(mu_);
   while (true) {
     wake_folder_.wait(lock, [&] { return stop_ || !pending_.empty(); });

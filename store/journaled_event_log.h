@@ -31,7 +31,10 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "engine/log/event_log.h"
 #include "store/append_journal.h"
@@ -96,6 +99,7 @@ class JournaledEventLog final : public log::EventLog {
   std::mutex mu_;     // everything below
   std::condition_variable wake_folder_, folded_;
   std::optional<AppendJournal> journal_;
+  std::vector<std::pair<std::string, SessionWriter*>> writers_;  // direct_'s, found without its connection
   std::deque<Pending> pending_;
   size_t behind_bytes_ = 0;  // acknowledged and not yet folded
   bool folding_ = false;

@@ -74,6 +74,16 @@ class JournaledEventLogTest : public ::testing::Test {
   std::string db_ = dir_ / "j.db";
 };
 
+TEST(JournalChecksumTest, TheFastFormAgreesWithThePortableOneAndWithCrc32c) {
+  EXPECT_EQ(JournalChecksum("123456789"), 0xE3069283u);  // CRC-32C's check value
+  EXPECT_EQ(JournalChecksumPortable("123456789"), 0xE3069283u);
+  std::string bytes;
+  for (size_t n = 0; n < 300; ++n) {
+    EXPECT_EQ(JournalChecksum(bytes), JournalChecksumPortable(bytes)) << n << " bytes";
+    bytes += static_cast<char>((n * 131 + 7) % 256);
+  }
+}
+
 TEST_F(JournaledEventLogTest, AcknowledgedAppendsReachTheDatabaseAndTheJournalGoesOnClose) {
   auto store = OpenStoreOrDie(db_, Normal());
   auto log = JournaledEventLog::Open(*store);

@@ -40,9 +40,10 @@ void WriteFileAtomic(const std::string& real_path, std::string_view content, std
   std::error_code ec;
   std::filesystem::create_directories(target.parent_path(), ec);
   if (ec) fail(ec.message());
-  std::random_device rd;
+  // O_EXCL below makes the name safe; the random part only keeps concurrent
+  // writers apart (a seeded generator: a random_device per write costs a syscall).
   const std::string temp = (target.parent_path() / ("." + target.filename().string() + "." + std::to_string(::getpid()) +
-                                                    "." + std::to_string(rd()) + ".tmp"))
+                                                    "." + RandomHex(8) + ".tmp"))
                                .string();
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode.value_or(0666));
   if (fd < 0) fail(std::strerror(errno));

@@ -1,5 +1,6 @@
 #include "store/journaled_event_log.h"
 
+#include <iterator>
 #include <utility>
 
 #include <sys/resource.h>
@@ -51,7 +52,7 @@ Status JournaledEventLog::Close() {
 template <typename Fn>
 auto JournaledEventLog::AfterFlush(Fn fn) -> decltype(fn()) {
   RETURN_IF_ERROR(Flush());
-  std::lock_guard lock(mu_);  // no append runs meanwhile, and the folder is idle
+  std::lock_guard lock(mu_);  // appends wait meanwhile; db_mu_ keeps a fold off the connection
   std::lock_guard db(db_mu_);
   return fn();
 }
@@ -138,6 +139,15 @@ void JournaledEventLog::FoldLoop() {
     }
     lock.lock();
     folding_ = false;
+    if (st.code() == Status::Code::kBusy) {
+      // Another process held the database past the busy timeout (a long
+      // import, say): not a failure of this log. The batch goes back in front
+      // and is folded again after the delay; appends go on meanwhile.
+      batch.insert(batch.end(), std::make_move_iterator(pending_.begin()), std::make_move_iterator(pending_.end()));
+      pending_.swap(batch);
+      folded_.notify_all();
+      continue;
+    }
     for (const Pending& p : batch) behind_bytes_ -= p.bytes;
     if (!st.ok()) {
       failed_ = st.WithContext("recording stopped: the acknowledged appends could not be written to the database"

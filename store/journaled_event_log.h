@@ -15,9 +15,12 @@
 // the fold first, so it reads its own writes. A crash leaves the journal
 // behind; the next EventStore::Open folds it before anything else runs.
 //
-// A failed fold (a full disk, say) stops the log: that append and every later
-// one fail with the fold's error, the journal is kept, and Close() reports
-// it. Nothing acknowledged is lost: the next open folds the journal again.
+// A fold that finds the database busy past the busy timeout (another
+// process's long transaction) is tried again after the delay, appends going
+// on meanwhile. Any other failed fold (a full disk, say) stops the log: that
+// append and every later one fail with the fold's error, the journal is kept,
+// and Close() reports it. Nothing acknowledged is lost: the next open folds
+// the journal again.
 //
 // Thread-safe. The EventStore must not be used by anyone else while this
 // log lives (its connection is the folder's).

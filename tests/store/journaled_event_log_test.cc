@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <thread>
 
 #include "store/append_journal.h"
 #include "tests/store/store_test_util.h"
@@ -142,6 +143,21 @@ TEST_F(JournaledEventLogTest, ARefusedBatchLeavesNoTraceInTheJournal) {
   ASSERT_TRUE((*log)->Append("j", 2, Batch(2, 2)).ok()) << "the checker was put back";
   ASSERT_TRUE((*log)->Close().ok());
   EXPECT_EQ(Stored(db_), Texts(0, 4));
+}
+
+TEST_F(JournaledEventLogTest, ADatabaseBusyPastTheTimeoutDelaysTheFoldAndStopsNothing) {
+  Db other = RawDb(db_);
+  ASSERT_TRUE(other.Exec("BEGIN IMMEDIATE").ok());  // another process's long transaction
+  auto store = OpenStoreOrDie(db_, Normal());
+  auto log = JournaledEventLog::Open(*store, {.fold_delay = std::chrono::milliseconds(1)});
+  ASSERT_TRUE((*log)->Append("j", 0, Batch(0, 2)).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(kBusyTimeoutMs + 500));  // a fold has timed out by now
+  ASSERT_TRUE((*log)->Append("j", 2, Batch(2, 2)).ok()) << "appends go on";
+  ASSERT_TRUE(other.Exec("ROLLBACK").ok());
+  const Status flushed = (*log)->Flush();
+  ASSERT_TRUE(flushed.ok()) << flushed.message();
+  EXPECT_EQ(Stored(db_), Texts(0, 4));
+  EXPECT_TRUE((*log)->Close().ok());
 }
 
 TEST_F(JournaledEventLogTest, TheFolderFallingBehindMakesAppendsWaitNotFail) {

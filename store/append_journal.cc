@@ -125,7 +125,7 @@ Result<AppendJournal> AppendJournal::Create(const std::string& db_path) {
   const std::string prefix = JournalPrefix(db_path) + std::to_string(::getpid()) + "-";
   // Made under a name orphan scans ignore and locked before it gets its own,
   // so no scan ever finds it unlocked.
-  const std::string temp = (dir / ("." + prefix + "new")).string();
+  const std::string temp = (dir / ("." + prefix + std::to_string(counter++) + ".new")).string();
   const int fd = ::open(temp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) return Status::IoError(Errno("cannot create the append journal", temp));
   auto fail = [&](const std::string& why) {

@@ -4,7 +4,7 @@
 
 #include <sys/stat.h>
 
-#include "store/append_journal.h"
+#include "store/journaled_event_log.h"
 #include "store/schema_lock.h"
 #include "format/chunk_rows.h"
 #include "store/session_writer.h"
@@ -46,7 +46,7 @@ Result<std::unique_ptr<EventStore>> EventStore::Open(const std::string& path, co
   RETURN_IF_ERROR(store->Init(options, existed));
   // Appends a crashed recorder acknowledged are folded in before anyone reads
   // or writes (still under the schema lock: one opener folds, the others wait).
-  RETURN_IF_ERROR(store->FoldOrphanJournals());
+  RETURN_IF_ERROR(FoldOrphanJournals(*store));
   return store;
 }
 
@@ -75,66 +75,6 @@ Status EventStore::Init(const StoreOptions& options, bool existed) {
     });
     return reshapes_model && !state.fresh && maintain_read_model_ ? RebuildReadModelInTransaction({}) : Status::Ok();
   });
-}
-
-Status EventStore::FoldOrphanJournals() {
-  ASSIGN_OR_RETURN(std::vector<OrphanJournal> orphans, LockOrphanJournals(path()));
-  Status st;
-  for (OrphanJournal& orphan : orphans) {
-    if (st.ok()) st = FoldJournal(orphan.path);
-    if (st.ok()) {
-      st = RemoveOrphan(orphan);
-    } else {
-      ReleaseOrphan(orphan);
-    }
-  }
-  return st;
-}
-
-Status EventStore::FoldJournal(const std::string& journal) {
-  auto fail = [&](const Status& st) {
-    return st.WithContext("cannot fold the appends a crashed recorder left in " + journal +
-                          " (move the file away to open the database without them)");
-  };
-  Result<JournalContents> contents = ReadJournal(journal);
-  if (!contents.ok()) return fail(contents.status());
-  // After a machine crash, the file and the database may each have lost their
-  // latest writes (append_journal.h): what follows the first frame that is
-  // bad or does not continue its session is dropped, as `normal` allows.
-  // (Unknown on either side: not known to differ, so the strict rules hold.)
-  const bool rebooted = !CurrentBootId().empty() && contents->boot_id.find_first_not_of('-') != std::string::npos &&
-                        contents->boot_id != CurrentBootId();
-  if (!contents->bad.empty() && !contents->last_frame_torn && !rebooted) {
-    return fail(Status::Corruption("the frame at byte " + std::to_string(contents->bad_at) + " " + contents->bad));
-  }
-  std::vector<std::pair<std::string, std::unique_ptr<SessionWriter>>> writers;
-  for (JournalFrame& frame : contents->frames) {
-    auto it = std::find_if(writers.begin(), writers.end(), [&](const auto& w) { return w.first == frame.session_id; });
-    if (it == writers.end()) {
-      auto w = OpenWriter(frame.session_id);
-      if (!w.ok()) return fail(w.status());
-      writers.emplace_back(frame.session_id, std::move(w).value());
-      it = std::prev(writers.end());
-    }
-    std::vector<log::EventRecord> batch;
-    batch.reserve(frame.lines.size());
-    Status st;
-    for (std::string& line : frame.lines) {
-      auto event = log::ParseEvent(line);
-      if (!event.ok()) {
-        st = event.status().WithContext("session \"" + frame.session_id + "\"");
-        break;
-      }
-      batch.push_back({std::move(event).value(), std::move(line)});
-    }
-    // An append folded before the crash is acknowledged again, unchanged.
-    if (st.ok()) st = it->second->Append(frame.first_seq, batch).status();
-    if (!st.ok()) {
-      if (rebooted) break;
-      return fail(st);
-    }
-  }
-  return Status::Ok();
 }
 
 Status EventStore::CreateSession(const log::SessionHeader& h, const std::string& header_text,

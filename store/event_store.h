@@ -187,10 +187,6 @@ class EventStore {
   // event_id of the row holding `seq` (which may be a packed row starting earlier).
   Result<int64_t> RowStart(int64_t key, int64_t seq);
   Status Init(const StoreOptions& options, bool existed);
-  // Folds the append journals crashed recorders left (append_journal.h) and
-  // deletes them; a journal that cannot be folded is kept and fails the open.
-  Status FoldOrphanJournals();
-  Status FoldJournal(const std::string& journal);
   Result<SessionSummary> Summarize(Statement& st);
   // RebuildReadModel's work, inside the caller's transaction.
   Status RebuildReadModelInTransaction(const std::function<void(int64_t, int64_t)>& progress);

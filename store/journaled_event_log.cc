@@ -78,16 +78,13 @@ Result<log::AppendOutcome> JournaledEventLog::Append(std::string_view session_id
   std::unique_lock lock(mu_);
   if (closed_) return Status::FailedPrecondition("the event log is closed");
   RETURN_IF_ERROR(failed_);
-  SessionWriter* writer = nullptr;
-  for (const auto& [id, w] : writers_) {
-    if (id == session_id) writer = w;
-  }
+  // Writers are opened here only, under mu_: finding one needs no connection.
+  SessionWriter* writer = direct_.OpenedWriter(session_id);
   if (!writer) {
     // Opening a writer reads the session: the store's connection, which a fold
     // may be holding (only this once per session, not at every append).
     std::lock_guard db(db_mu_);
     ASSIGN_OR_RETURN(writer, direct_.Writer(session_id));
-    writers_.emplace_back(std::string(session_id), writer);
   }
   if (!batch.empty() && expected_next_seq < writer->next_seq()) {
     // A resend: compared with what the database holds, once it holds everything.
@@ -169,6 +166,64 @@ Status JournaledEventLog::Fold(const std::deque<Pending>& batch) {
   ASSIGN_OR_RETURN(Transaction tx, direct_.store().BeginTransaction());
   for (const Pending& p : batch) RETURN_IF_ERROR(p.writer->StoreRows(p.rows));
   return tx.Commit();
+}
+
+namespace {
+
+// Folds the journal at `path` (see FoldOrphanJournals).
+Status FoldJournal(EventStore& store, const std::string& path) {
+  auto fail = [&](const Status& st) {
+    return st.WithContext("cannot fold the appends a crashed recorder left in " + path +
+                          " (move the file away to open the database without them)");
+  };
+  Result<JournalContents> contents = ReadJournal(path);
+  if (!contents.ok()) return fail(contents.status());
+  // After a machine crash, the file and the database may each have lost their
+  // latest writes (append_journal.h): what follows the first frame that is
+  // bad or does not continue its session is dropped, as `normal` allows.
+  // (Unknown on either side: not known to differ, so the strict rules hold.)
+  const bool rebooted = !CurrentBootId().empty() && contents->boot_id.find_first_not_of('-') != std::string::npos &&
+                        contents->boot_id != CurrentBootId();
+  if (!contents->bad.empty() && !contents->last_frame_torn && !rebooted) {
+    return fail(Status::Corruption("the frame at byte " + std::to_string(contents->bad_at) + " " + contents->bad));
+  }
+  SqliteEventLog log(store);  // the sessions' writers, for this fold
+  for (JournalFrame& frame : contents->frames) {
+    std::vector<log::EventRecord> batch;
+    batch.reserve(frame.lines.size());
+    Status st;
+    for (std::string& line : frame.lines) {
+      auto event = log::ParseEvent(line);
+      if (!event.ok()) {
+        st = event.status().WithContext("session \"" + frame.session_id + "\"");
+        break;
+      }
+      batch.push_back({std::move(event).value(), std::move(line)});
+    }
+    // An append folded before the crash is acknowledged again, unchanged.
+    if (st.ok()) st = log.Append(frame.session_id, frame.first_seq, batch).status();
+    if (!st.ok()) {
+      if (rebooted) break;
+      return fail(st);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status FoldOrphanJournals(EventStore& store) {
+  ASSIGN_OR_RETURN(std::vector<OrphanJournal> orphans, LockOrphanJournals(store.path()));
+  Status st;
+  for (OrphanJournal& orphan : orphans) {
+    if (st.ok()) st = FoldJournal(store, orphan.path);
+    if (st.ok()) {
+      st = RemoveOrphan(orphan);
+    } else {
+      ReleaseOrphan(orphan);
+    }
+  }
+  return st;
 }
 
 }  // namespace retrace::store

@@ -36,7 +36,6 @@
 #include <optional>
 #include <string>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "engine/log/event_log.h"
@@ -102,7 +101,6 @@ class JournaledEventLog final : public log::EventLog {
   std::mutex mu_;     // everything below
   std::condition_variable wake_folder_, folded_;
   std::optional<AppendJournal> journal_;
-  std::vector<std::pair<std::string, SessionWriter*>> writers_;  // direct_'s, found without its connection
   std::deque<Pending> pending_;
   size_t behind_bytes_ = 0;  // acknowledged and not yet folded
   bool folding_ = false;
@@ -112,6 +110,11 @@ class JournaledEventLog final : public log::EventLog {
   Status failed_;
   std::thread folder_;
 };
+
+// Folds the append journals crashed recorders left next to `store`'s database
+// into it (the rules in append_journal.h) and deletes them; a journal that
+// cannot be folded is kept, and its error returned. EventStore::Open runs it.
+Status FoldOrphanJournals(EventStore& store);
 
 }  // namespace retrace::store
 

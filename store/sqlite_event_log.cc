@@ -4,10 +4,15 @@ namespace retrace::store {
 
 SqliteEventLog::~SqliteEventLog() = default;
 
-Result<SessionWriter*> SqliteEventLog::Writer(std::string_view session_id) {
-  for (auto& [id, w] : writers_) {
+SessionWriter* SqliteEventLog::OpenedWriter(std::string_view session_id) const {
+  for (const auto& [id, w] : writers_) {
     if (id == session_id) return w.get();
   }
+  return nullptr;
+}
+
+Result<SessionWriter*> SqliteEventLog::Writer(std::string_view session_id) {
+  if (SessionWriter* w = OpenedWriter(session_id)) return w;
   ASSIGN_OR_RETURN(auto w, store_.OpenWriter(session_id));
   writers_.emplace_back(std::string(session_id), std::move(w));
   return writers_.back().second.get();

@@ -31,6 +31,8 @@ class SqliteEventLog final : public log::EventLog {
 
   // The open writer of a session, opened at its first use.
   Result<SessionWriter*> Writer(std::string_view session_id);
+  // The writer of a session if it is open already, else nullptr (no database access).
+  SessionWriter* OpenedWriter(std::string_view session_id) const;
   EventStore& store() { return store_; }
 
  private:

@@ -50,20 +50,6 @@ __attribute__((target("sse4.2"))) uint32_t CrcSse42(std::string_view bytes) {
 }
 #endif
 
-}  // namespace
-
-uint32_t JournalChecksum(std::string_view bytes) {
-#if defined(__x86_64__)
-  static const bool sse42 = __builtin_cpu_supports("sse4.2");
-  if (sse42) return CrcSse42(bytes);
-#endif
-  return CrcPortable(bytes);
-}
-
-uint32_t JournalChecksumPortable(std::string_view bytes) { return CrcPortable(bytes); }
-
-namespace {
-
 void PutU32(std::string& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
 }
@@ -118,6 +104,16 @@ Status WriteAll(int fd, std::string_view bytes) {
 }
 
 }  // namespace
+
+uint32_t JournalChecksum(std::string_view bytes) {
+#if defined(__x86_64__)
+  static const bool sse42 = __builtin_cpu_supports("sse4.2");
+  if (sse42) return CrcSse42(bytes);
+#endif
+  return CrcPortable(bytes);
+}
+
+uint32_t JournalChecksumPortable(std::string_view bytes) { return CrcPortable(bytes); }
 
 Result<AppendJournal> AppendJournal::Create(const std::string& db_path) {
   static std::atomic<uint64_t> counter{0};

@@ -123,6 +123,16 @@ constexpr char kInit[] =
     R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
     "\n";
 
+// The handshake, then `n` glob calls with ids 1..n.
+std::string GlobCalls(int n) {
+  std::string lines = kInit;
+  for (int id = 1; id <= n; ++id) {
+    lines += R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+             R"(,"method":"tools/call","params":{"name":"glob","arguments":{"pattern":"*"}}})" "\n";
+  }
+  return lines;
+}
+
 // ---- the official SDK client ----
 
 TEST_F(McpTest, SdkClientCallsEveryBuiltinToolAndTheSessionLoadsInDsh) {
@@ -278,12 +288,7 @@ TEST_F(McpTest, EndOfInputFinishesTheCallsInFlightAndClosesTheTurn) {
 }
 
 TEST_F(McpTest, AClientThatStopsReadingEndsTheSessionLikeEndOfInput) {
-  std::string lines = kInit;
-  for (int i = 1; i <= 300; ++i) {
-    lines += R"({"jsonrpc":"2.0","id":)" + std::to_string(i) +
-             R"(,"method":"tools/call","params":{"name":"glob","arguments":{"pattern":"*"}}})" "\n";
-  }
-  WriteFile(dir_ / "in.jsonl", lines);
+  WriteFile(dir_ / "in.jsonl", GlobCalls(300));
   // The reader goes away after 100 bytes: the answers hit a closed pipe (EPIPE, not SIGPIPE).
   retrace::testing::ShellOutcome r = Shell("bash -c '" + kRetrace + " --db " + Db() + " mcp --workspace " + Workspace() +
                                            " --session s1 <" + (dir_ / "in.jsonl") +
@@ -331,12 +336,7 @@ TEST_F(McpTest, SigkillLeavesACrashThatTheNextConnectionRepairs) {
 }
 
 TEST_F(McpTest, AtNormalDurabilityEveryAnsweredCallSurvivesSigkill) {
-  std::string lines = kInit;
-  for (int id = 1; id <= 3; ++id) {
-    lines += R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
-             R"(,"method":"tools/call","params":{"name":"glob","arguments":{"pattern":"*"}}})" "\n";
-  }
-  WriteFile(dir_ / "in.jsonl", lines);
+  WriteFile(dir_ / "in.jsonl", GlobCalls(3));
   const std::string pidfile = dir_ / "pid", out = dir_ / "out.txt";
   // The answers are out (the calls acknowledged), then the server is killed
   // before it could fold its journal into the database, or while it does.

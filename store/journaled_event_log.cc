@@ -1,5 +1,6 @@
 #include "store/journaled_event_log.h"
 
+#include <algorithm>
 #include <iterator>
 #include <utility>
 
@@ -106,6 +107,7 @@ Result<log::AppendOutcome> JournaledEventLog::Append(std::string_view session_id
   }
   pending_.push_back({writer, std::move(rows), journal_->size(), bytes});
   behind_bytes_ += bytes;
+  ++appends_;
   // Only the first append wakes the folder; the rest join its batch (a wake
   // per append would cost a context switch each).
   if (pending_.size() == 1) wake_folder_.notify_one();
@@ -122,8 +124,18 @@ void JournaledEventLog::FoldLoop() {
     wake_folder_.wait(lock, [&] { return stop_ || !pending_.empty(); });
     if (pending_.empty()) return;  // stopping, nothing left
     if (!stop_ && flushes_ == 0) {
-      // Let the appends right behind this one share its transaction.
-      wake_folder_.wait_for(lock, options_.fold_delay, [&] { return stop_ || flushes_ > 0; });
+      // Wait for a pause in the appends (JournalOptions): a burst's appends
+      // share a transaction, and its work is not done while calls keep coming.
+      using Clock = std::chrono::steady_clock;
+      const Clock::time_point deadline = Clock::now() + options_.max_fold_lag;
+      uint64_t seen = 0;
+      do {
+        seen = appends_;
+        const Clock::time_point now = Clock::now();
+        if (now >= deadline) break;
+        const auto slice = std::min<Clock::duration>(options_.fold_delay, deadline - now);
+        wake_folder_.wait_for(lock, slice, [&] { return stop_ || flushes_ > 0; });
+      } while (!stop_ && flushes_ == 0 && appends_ != seen);
     }
     std::deque<Pending> batch;
     batch.swap(pending_);

@@ -5,12 +5,14 @@
 // thread), written to the AppendJournal with one write(2), and acknowledged:
 // from then on it survives a crash of the process, which is what `normal`
 // promises (event_store.h). A folder thread writes the acknowledged appends
-// into the database behind the answers, many per transaction, waiting up to
-// `fold_delay` for the appends right behind the first to join it; when the
-// database holds all the journal does, the journal is emptied.
+// into the database behind the answers, many per transaction, in the first
+// pause of `fold_delay` without an append (or after `max_fold_lag` of
+// unbroken appends); when the database holds all the journal does, the
+// journal is emptied.
 //
 // What others see: another process reading the database sees an append once
-// it is folded, `fold_delay` (plus a commit) after it was acknowledged. This
+// it is folded: `fold_delay` (plus a commit) after the last append of a
+// burst, and no later than `max_fold_lag` after it was acknowledged. This
 // object's own reads (Read, NextSeq, ReadHeader) and CreateSession wait for
 // the fold first, so it reads its own writes. A crash leaves the journal
 // behind; the next EventStore::Open folds it before anything else runs.
@@ -47,9 +49,14 @@
 namespace retrace::store {
 
 struct JournalOptions {
-  // How long the folder waits after the first acknowledged append for more to
-  // join its transaction: the most another process lags behind.
+  // The folder folds in a pause: once `fold_delay` has passed with no new
+  // append (so the appends of a burst share one transaction, and its work
+  // does not compete with the answers for the CPU while calls keep coming),
+  // or once the oldest waiting append is `max_fold_lag` old, whichever comes
+  // first. Another process sees an append that much after it was
+  // acknowledged, at most.
   std::chrono::microseconds fold_delay{10000};
+  std::chrono::microseconds max_fold_lag{1000000};
   // Acknowledged appends the folder may be behind by before an append waits
   // for it (bounds memory and the journal's size).
   size_t max_behind_bytes = size_t{64} << 20;
@@ -103,6 +110,7 @@ class JournaledEventLog final : public log::EventLog {
   std::optional<AppendJournal> journal_;
   std::deque<Pending> pending_;
   size_t behind_bytes_ = 0;  // acknowledged and not yet folded
+  uint64_t appends_ = 0;     // acknowledged so far: the folder waits for a pause in them
   bool folding_ = false;
   int flushes_ = 0;  // Flush() calls waiting: the folder does not linger
   bool stop_ = false;

@@ -61,13 +61,14 @@ std::vector<log::EventRecord> MakeBatch(int64_t start) {
 }
 
 // Child: the same through a journaled log (a `normal` recording), which folds
-// into the database every `fold_delay`: kills land before, during and after folds.
+// into the database every `fold_delay` (its lag bound, so the unbroken appends
+// do not hold the folds off): kills land before, during and after folds.
 [[noreturn]] void AppendJournaledUntilKilled(const std::string& db, int fd, std::chrono::microseconds fold_delay) {
   StoreOptions options;
   options.durability = Durability::kNormal;
   auto store = EventStore::Open(db, options);  // folds what the previous child left
   if (!store.ok()) _exit(2);
-  auto log = JournaledEventLog::Open(**store, {.fold_delay = fold_delay});
+  auto log = JournaledEventLog::Open(**store, {.fold_delay = fold_delay, .max_fold_lag = fold_delay});
   if (!log.ok()) _exit(3);
   auto stored = (*log)->NextSeq("crash");
   if (!stored.ok()) _exit(3);

@@ -290,7 +290,7 @@ TEST(JournalFaultTest, AFoldThatCannotWriteStopsTheLogAndTheNextOpenFoldsTheJour
   log::SessionHeader h;
   h.id = "j";
   ASSERT_TRUE(store->CreateSession(h, log::SerializeHeaderLine(h)).ok());
-  auto log = JournaledEventLog::Open(*store, {.fold_delay = std::chrono::hours(1)});
+  auto log = JournaledEventLog::Open(*store, {.fold_delay = std::chrono::hours(1), .max_fold_lag = std::chrono::hours(1)});
   ASSERT_TRUE(log.ok());
   auto batch = [](int64_t seq) {
     const std::string text = R"({"type":"retrace/tick","seq":)" + std::to_string(seq) +

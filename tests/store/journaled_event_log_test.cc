@@ -101,9 +101,45 @@ TEST_F(JournaledEventLogTest, AcknowledgedAppendsReachTheDatabaseAndTheJournalGo
   EXPECT_FALSE((*log)->Append("j", 30, Batch(30, 1)).ok()) << "a closed log takes no appends";
 }
 
+TEST_F(JournaledEventLogTest, UnbrokenAppendsHoldTheFoldOffUntilTheyPause) {
+  // Appends every ~5 ms for 1.5 s, each well inside the 1 s pause the folder
+  // waits for: no fold during the burst (one that folded fold_delay after the
+  // first append would have folded about 0.5 s of it), then one after it.
+  auto store = OpenStoreOrDie(db_, Normal());
+  auto log = JournaledEventLog::Open(*store, {.fold_delay = std::chrono::seconds(1), .max_fold_lag = std::chrono::hours(1)});
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
+  int64_t next = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    ASSERT_TRUE((*log)->Append("j", next, Batch(next, 1)).ok());
+    ++next;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(Stored(db_).empty()) << "folded during the burst";
+  for (int waited = 0; waited < 200 && Stored(db_).size() < static_cast<size_t>(next); ++waited) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(Stored(db_), Texts(0, next)) << "folded after the pause, without a flush";
+  EXPECT_TRUE((*log)->Close().ok());
+}
+
+TEST_F(JournaledEventLogTest, AnUnbrokenBurstIsStillFoldedWithinTheLagBound) {
+  // The pause never comes within max_fold_lag: the folder folds anyway.
+  auto store = OpenStoreOrDie(db_, Normal());
+  auto log = JournaledEventLog::Open(*store, {.fold_delay = std::chrono::hours(1), .max_fold_lag = std::chrono::milliseconds(100)});
+  int64_t next = 0;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (Stored(db_).empty() && std::chrono::steady_clock::now() < end) {
+    ASSERT_TRUE((*log)->Append("j", next, Batch(next, 1)).ok());
+    ++next;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_FALSE(Stored(db_).empty()) << "no fold in 10 s of appends with a 100 ms lag bound (fold_delay is an hour)";
+  EXPECT_TRUE((*log)->Close().ok());
+}
+
 TEST_F(JournaledEventLogTest, ItsOwnReadsSeeEveryAcknowledgedAppend) {
   auto store = OpenStoreOrDie(db_, Normal());
-  auto log = JournaledEventLog::Open(*store, {.fold_delay = std::chrono::hours(1)});
+  auto log = JournaledEventLog::Open(*store, {.fold_delay = std::chrono::hours(1), .max_fold_lag = std::chrono::hours(1)});
   ASSERT_TRUE(log.ok());
   ASSERT_TRUE((*log)->Append("j", 0, Batch(0, 4)).ok());
   EXPECT_TRUE(Stored(db_).empty()) << "the fold waits for its delay (another connection sees nothing yet)";
@@ -131,7 +167,7 @@ TEST_F(JournaledEventLogTest, AResendIsAcknowledgedAgainAndADifferentBatchIsACon
 
 TEST_F(JournaledEventLogTest, ARefusedBatchLeavesNoTraceInTheJournal) {
   auto store = OpenStoreOrDie(db_, Normal());
-  auto log = JournaledEventLog::Open(*store, {.fold_delay = std::chrono::hours(1)});
+  auto log = JournaledEventLog::Open(*store, {.fold_delay = std::chrono::hours(1), .max_fold_lag = std::chrono::hours(1)});
   ASSERT_TRUE((*log)->Append("j", 0, Batch(0, 2)).ok());
   const auto size = std::filesystem::file_size((*log)->journal_path());
   EXPECT_EQ((*log)->Append("j", 5, Batch(5, 1)).status().code(), Status::Code::kInvalidArgument) << "a gap";
@@ -177,7 +213,7 @@ void AppendAndDie(const std::string& db, int frames) {
     o.durability = Durability::kNormal;
     auto store = EventStore::Open(db, o);
     if (!store.ok()) _exit(2);
-    auto log = JournaledEventLog::Open(**store, {.fold_delay = std::chrono::hours(1)});
+    auto log = JournaledEventLog::Open(**store, {.fold_delay = std::chrono::hours(1), .max_fold_lag = std::chrono::hours(1)});
     if (!log.ok()) _exit(3);
     for (int i = 0; i < frames; ++i) {
       if (!(*log)->Append("j", 2 * i, Batch(2 * i, 2)).ok()) _exit(4);
@@ -297,7 +333,7 @@ TEST_F(JournaledEventLogTest, AfterAProcessCrashAFrameThatDoesNotContinueItsSess
 
 TEST_F(JournaledEventLogTest, ALiveRecordersJournalIsLeftAlone) {
   auto store = OpenStoreOrDie(db_, Normal());
-  auto log = JournaledEventLog::Open(*store, {.fold_delay = std::chrono::hours(1)});
+  auto log = JournaledEventLog::Open(*store, {.fold_delay = std::chrono::hours(1), .max_fold_lag = std::chrono::hours(1)});
   ASSERT_TRUE((*log)->Append("j", 0, Batch(0, 2)).ok());
   auto other = OpenStoreOrDie(db_);  // another opener meanwhile
   ASSERT_NE(other, nullptr);
@@ -318,7 +354,7 @@ TEST_F(JournaledEventLogTest, AFailedJournalWriteIsRefusedAndLeavesNoTornFrame) 
     o.durability = Durability::kNormal;
     auto store = EventStore::Open(db_, o);
     if (!store.ok()) _exit(2);
-    auto log = JournaledEventLog::Open(**store, {.fold_delay = std::chrono::hours(1)});
+    auto log = JournaledEventLog::Open(**store, {.fold_delay = std::chrono::hours(1), .max_fold_lag = std::chrono::hours(1)});
     if (!log.ok()) _exit(3);
     if (!(*log)->Append("j", 0, Batch(0, 1)).ok()) _exit(4);
     const auto size = static_cast<rlim_t>(std::filesystem::file_size((*log)->journal_path()));

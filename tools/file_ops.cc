@@ -7,10 +7,9 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 
+#include "engine/base/unique_fd.h"
 #include "engine/json/js_text.h"
 #include "tools/workspace.h"
 
@@ -23,12 +22,24 @@ std::optional<FileInfo> Probe(const std::string& real_path) {
 }
 
 std::optional<std::string> ReadBytes(const std::string& real_path) {
-  std::ifstream in(real_path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return bytes.str();
+  // read(2) into a string sized by fstat: a stream costs more than the read
+  // of a small file (every read, write and edit call reads one).
+  const base::UniqueFd fd(::open(real_path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return std::nullopt;
+  struct stat st;
+  std::string bytes;
+  bytes.resize(::fstat(fd.get(), &st) == 0 && st.st_size > 0 ? static_cast<size_t>(st.st_size) + 1 : 4096);
+  size_t have = 0;
+  while (true) {
+    if (have == bytes.size()) bytes.resize(bytes.size() * 2);  // it grew since fstat
+    const ssize_t n = ::read(fd.get(), bytes.data() + have, bytes.size() - have);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    have += static_cast<size_t>(n);
+  }
+  bytes.resize(have);
+  return bytes;
 }
 
 void WriteFileAtomic(const std::string& real_path, std::string_view content, std::optional<unsigned> mode,

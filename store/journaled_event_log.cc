@@ -110,7 +110,10 @@ Result<log::AppendOutcome> JournaledEventLog::Append(std::string_view session_id
   ++appends_;
   // Only the first append wakes the folder; the rest join its batch (a wake
   // per append would cost a context switch each).
-  if (pending_.size() == 1) wake_folder_.notify_one();
+  if (pending_.size() == 1) {
+    first_pending_at_ = std::chrono::steady_clock::now();
+    wake_folder_.notify_one();
+  }
   return log::AppendOutcome::kAppended;
 }
 
@@ -127,7 +130,7 @@ void JournaledEventLog::FoldLoop() {
       // Wait for a pause in the appends (JournalOptions): a burst's appends
       // share a transaction, and its work is not done while calls keep coming.
       using Clock = std::chrono::steady_clock;
-      const Clock::time_point deadline = Clock::now() + options_.max_fold_lag;
+      const Clock::time_point deadline = first_pending_at_ + options_.max_fold_lag;
       uint64_t seen = 0;
       do {
         seen = appends_;

@@ -53,8 +53,8 @@ struct JournalOptions {
   // append (so the appends of a burst share one transaction, and its work
   // does not compete with the answers for the CPU while calls keep coming),
   // or once the oldest waiting append is `max_fold_lag` old, whichever comes
-  // first. Another process sees an append that much after it was
-  // acknowledged, at most.
+  // first. So another process sees an append at most `max_fold_lag` (plus a
+  // fold) after it was acknowledged.
   std::chrono::microseconds fold_delay{10000};
   std::chrono::microseconds max_fold_lag{1000000};
   // Acknowledged appends the folder may be behind by before an append waits
@@ -111,6 +111,7 @@ class JournaledEventLog final : public log::EventLog {
   std::deque<Pending> pending_;
   size_t behind_bytes_ = 0;  // acknowledged and not yet folded
   uint64_t appends_ = 0;     // acknowledged so far: the folder waits for a pause in them
+  std::chrono::steady_clock::time_point first_pending_at_;  // when the oldest of pending_ was acknowledged
   bool folding_ = false;
   int flushes_ = 0;  // Flush() calls waiting: the folder does not linger
   bool stop_ = false;

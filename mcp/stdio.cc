@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -138,6 +139,7 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
     return true;
   };
   std::thread reader([&] {
+    (void)::pthread_setname_np(::pthread_self(), "retrace-stdin");  // for top -H, perf and gdb
     rpc::LineSplitter lines(options.max_frame_bytes);
     auto oversized = [&] {
       asio::post(io, [&server, limit = options.max_frame_bytes] { server.RejectOversized(limit); });

@@ -1,5 +1,7 @@
 #include "engine/runtime/tool_runtime.h"
 
+#include <pthread.h>
+
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
@@ -281,6 +283,8 @@ asio::awaitable<json::Value> ToolRuntime::RunBody(const ToolDefinition& def, Exe
   BodyOutcome outcome = co_await asio::co_spawn(
       blocking_pool_,
       [&def, &exec]() -> asio::awaitable<BodyOutcome> {
+        static thread_local const bool named = ::pthread_setname_np(::pthread_self(), "retrace-body") == 0;
+        (void)named;  // the pool's threads, named at their first body (for top -H, perf and gdb)
         try {
           co_return BodyOutcome{def.execute(exec), std::nullopt};
         } catch (...) {

@@ -107,11 +107,12 @@ class McpTest : public ::testing::Test {
     EXPECT_THAT(check.out, HasSubstr("0 hard failures, 0 divergences"));
   }
   // Shell text that starts `retrace mcp` on in.jsonl with its input left open, waits
-  // until its call is running, and leaves the server's pid in $pid.
-  std::string RunInBackground(const std::string& flags) {
+  // until its call is running, and leaves the server's pid in $pid. `globals` go
+  // before `mcp` (e.g. " --durability normal").
+  std::string RunInBackground(const std::string& flags, const std::string& globals = "") {
     const std::string pidfile = dir_ / "pid";
     return "(cat " + (dir_ / "in.jsonl") + "; sleep 5) | sh -c 'echo $$ > " + pidfile + "; exec " + kRetrace +
-           " --db " + Db() + " mcp --workspace " + Workspace() + " --session s1" + flags +
+           " --db " + Db() + globals + " mcp --workspace " + Workspace() + " --session s1" + flags +
            " 2>/dev/null >/dev/null' & sleep 1; pid=$(cat " + pidfile + ")";
   }
   TempDir dir_;
@@ -317,6 +318,19 @@ TEST_F(McpTest, SigtermAbortsCallsPastTheGraceAndRecordsThem) {
   const std::string events = Retrace("events s1").out;
   EXPECT_THAT(events, HasSubstr("error ABORTED"));
   EXPECT_THAT(events, HasSubstr("turn/end             turn 1 aborted"));
+}
+
+TEST_F(McpTest, TheServersThreadsAreNamedForTopPerfAndGdb) {
+  WriteFile(dir_ / "in.jsonl", std::string(kInit) +
+                                   R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"glob","arguments":{"pattern":"*"}}})"
+                                   "\n"
+                                   R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"sleep 30","description":"long"}}})"
+                                   "\n");
+  const retrace::testing::ShellOutcome names =
+      Shell(RunInBackground("", " --durability normal") + "; cat /proc/$pid/task/*/comm | sort -u | tr '\\n' ' '; kill -KILL $pid; wait $pid");
+  for (const char* name : {"retrace ", "retrace-stdin ", "retrace-body ", "retrace-fold "}) {
+    EXPECT_THAT(" " + names.out, HasSubstr(std::string(" ") + name)) << names.out;
+  }
 }
 
 TEST_F(McpTest, SigkillLeavesACrashThatTheNextConnectionRepairs) {

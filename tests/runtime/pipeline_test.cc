@@ -1,8 +1,11 @@
 // The execution pipeline (dsh-tool-contract §5.2–§5.7): order, every
 // outcome and error text, wrappers, post-execute, cancellation,
 // finalizeContent and observers. Numbers refer to the §10 checklist.
+#include <pthread.h>
+
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -73,6 +76,22 @@ TEST_F(PipelineTest, StagesRunInContractOrder) {  // 33
   Registration r = MustRegister(rt_, Define(spec));
   Exec(rt_, Call("echo", Args({{"s", "hi"}})));
   EXPECT_EQ(Stages(), "pre>guard>exec>body>post>finalize>result");
+}
+
+TEST_F(PipelineTest, ASynchronousBodyRunsOnANamedPoolThreadNotTheCallersThread) {
+  // The body may block, so it runs on the blocking pool, whose threads are
+  // named for top -H, perf and gdb.
+  std::thread::id body_thread;
+  ToolDefinition spec = EchoSpec();
+  spec.execute = [&body_thread](ToolRunContext&) {
+    body_thread = std::this_thread::get_id();
+    char name[16] = {};
+    ::pthread_getname_np(::pthread_self(), name, sizeof name);
+    return Value(std::string(name));
+  };
+  Registration r = MustRegister(rt_, Define(spec));
+  EXPECT_EQ(Text(*Exec(rt_, Call("echo", Args({{"s", "x"}})))), "retrace-body");
+  EXPECT_NE(body_thread, std::this_thread::get_id());
 }
 
 TEST_F(PipelineTest, DefaultsAreNeverApplied) {  // 13

@@ -10,7 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "store/append_journal.h"
@@ -99,6 +101,35 @@ TEST_F(JournaledEventLogTest, AcknowledgedAppendsReachTheDatabaseAndTheJournalGo
   EXPECT_TRUE(Journals(db_).empty());
   EXPECT_EQ(Stored(db_), Texts(0, 30));
   EXPECT_FALSE((*log)->Append("j", 30, Batch(30, 1)).ok()) << "a closed log takes no appends";
+}
+
+// The ids of this process's threads named `name`, and each one's nice value.
+std::vector<std::pair<pid_t, int>> ThreadsNamed(const std::string& name) {
+  std::vector<std::pair<pid_t, int>> out;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string line;
+    if (!std::getline(comm, line) || line != name) continue;
+    const auto tid = static_cast<pid_t>(std::stol(task.path().filename().string()));
+    errno = 0;
+    out.emplace_back(tid, ::getpriority(PRIO_PROCESS, static_cast<id_t>(tid)));
+  }
+  return out;
+}
+
+TEST_F(JournaledEventLogTest, TheFolderIsANamedThreadAtTheLowestPriorityAndGoesOnClose) {
+  auto store = OpenStoreOrDie(db_, Normal());
+  auto log = JournaledEventLog::Open(*store);
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  std::vector<std::pair<pid_t, int>> folders;
+  for (int waited = 0; waited < 500 && folders.empty(); ++waited) {  // it names itself once it runs
+    folders = ThreadsNamed("retrace-fold");
+    if (folders.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(folders.size(), 1u) << "top -H and perf should show the folder as retrace-fold";
+  EXPECT_EQ(folders[0].second, 19) << "the folder yields the CPU to the threads that answer";
+  ASSERT_TRUE((*log)->Close().ok());
+  EXPECT_TRUE(ThreadsNamed("retrace-fold").empty());
 }
 
 TEST_F(JournaledEventLogTest, UnbrokenAppendsHoldTheFoldOffUntilTheyPause) {

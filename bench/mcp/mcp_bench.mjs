@@ -9,33 +9,48 @@
 // durable before the body, so two commits; an exclusive call, so 8 in flight queue).
 // What is measured is the protocol, the pipeline and the recording. Sequential calls,
 // then 8 in flight; servers alternate round by round so drift on a noisy machine hits
-// them alike.
-// usage: node mcp_bench.mjs <upstream dir> <retrace binary> [--calls N] [--rounds R]
+// them alike. Each run warms up first (2,000 calls: the TS server's JIT takes about
+// that many to reach its speed) and then makes 10,000 calls, which span more than the
+// journal's 1 s fold lag, so retrace's folding is inside the measured window (but for
+// the last second's calls, folded after it). `--before BINARY` adds `before-normal`,
+// another build of retrace at `normal` (to compare two builds in one run); `--no-full`
+// leaves out retrace-full; `--tools read,write` chooses the tools.
+// usage: node mcp_bench.mjs <upstream dir> <retrace binary> [--calls N] [--warmup N] [--rounds R]
+//          [--before BINARY] [--no-full] [--tools LIST]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const [upstream, retrace, ...rest] = process.argv.slice(2);
-const flag = (name, dflt) => { const i = rest.indexOf(name); return i >= 0 ? Number(rest[i + 1]) : dflt; };
-const calls = flag('--calls', 2000);
-const rounds = flag('--rounds', 3);
+const option = (name) => { const i = rest.indexOf(name); return i >= 0 ? rest[i + 1] : undefined; };
+const calls = Number(option('--calls') ?? 10000);
+const warmup = Number(option('--warmup') ?? 2000);
+const rounds = Number(option('--rounds') ?? 3);
+const before = option('--before');
+const chosen = (option('--tools') ?? 'read,write').split(',');
 const sdk = (sub) => import(pathToFileURL(resolve(upstream, 'node_modules/@modelcontextprotocol/sdk/dist/esm', sub)).href);
 const { Client } = await sdk('client/index.js');
 const { StdioClientTransport } = await sdk('client/stdio.js');
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'retrace-mcp-bench-'));
 writeFileSync(join(dir, 'a.txt'), 'hello\n');
-const tools = {
+const allTools = {
   read: { name: 'read', arguments: { file_path: 'a.txt' } },
   write: { name: 'write', arguments: { file_path: 'b.txt', content: 'hello\n' } },
 };
+const tools = Object.fromEntries(chosen.map((t) => {
+  if (!allTools[t]) throw new Error(`unknown tool ${t} (read, write)`);
+  return [t, allTools[t]];
+}));
 
 const servers = {
   'retrace-normal': (i) => ({ command: retrace, args: ['--db', join(dir, `n${i}.db`), '--durability', 'normal', 'mcp', '--workspace', dir] }),
   'retrace-full': (i) => ({ command: retrace, args: ['--db', join(dir, `f${i}.db`), '--durability', 'full', 'mcp', '--workspace', dir] }),
   'ts-sdk': () => ({ command: process.execPath, args: [join(here, 'ts_server.mjs'), upstream, dir] }),
 };
+if (before) servers['before-normal'] = (i) => ({ command: before, args: ['--db', join(dir, `b${i}.db`), '--durability', 'normal', 'mcp', '--workspace', dir] });
+if (rest.includes('--no-full')) delete servers['retrace-full'];
 
 async function connect(params) {
   const client = new Client({ name: 'retrace-mcp-bench', version: '1.0.0' });
@@ -52,7 +67,7 @@ async function call(client, tool) {
 }
 
 async function measure(client, tool, inFlight) {
-  for (let i = 0; i < 50; i++) await call(client, tool);  // warm-up
+  for (let i = 0; i < warmup; i++) await call(client, tool);  // warm-up: the TS server's JIT
   const lat = [];
   const start = process.hrtime.bigint();
   let next = 0;
@@ -79,7 +94,7 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-console.log(`${calls} calls per run, ${rounds} rounds, median of rounds`);
+console.log(`${calls} calls per run after ${warmup} to warm up, ${rounds} rounds, median of rounds`);
 console.log('tool   server              in flight   p50 ms   p99 ms    calls/s');
 for (const [key, ms] of Object.entries(results)) {
   const [tool, name, x] = key.split(' ');

@@ -10,7 +10,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -111,7 +110,6 @@ std::vector<std::pair<pid_t, int>> ThreadsNamed(const std::string& name) {
     std::string line;
     if (!std::getline(comm, line) || line != name) continue;
     const auto tid = static_cast<pid_t>(std::stol(task.path().filename().string()));
-    errno = 0;
     out.emplace_back(tid, ::getpriority(PRIO_PROCESS, static_cast<id_t>(tid)));
   }
   return out;

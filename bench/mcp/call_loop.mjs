@@ -10,26 +10,20 @@
 //        node call_loop.mjs "$UPSTREAM" --tool write "$NODE" 10000 bench/mcp/ts_server.mjs "$UPSTREAM" @DIR
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { TOOLS, loadClientSdk } from './common.mjs';
 
 const argv = process.argv.slice(2);
 const upstream = argv.shift();
 const options = { '--tool': 'read', '--warmup': '2000' };
 while (argv[0] in options) options[argv.shift()] = argv.shift();
 const [command, calls, ...args] = argv;
-const tools = {
-  read: { name: 'read', arguments: { file_path: 'a.txt' } },
-  write: { name: 'write', arguments: { file_path: 'b.txt', content: 'hello\n' } },
-};
-const tool = tools[options['--tool']];
+const tool = TOOLS[options['--tool']];
 if (!tool || !command || !(Number(calls) > 0)) {
   console.error('usage: node call_loop.mjs <upstream dir> [--tool read|write] [--warmup N] <server command> <calls> [server args…]');
   process.exit(2);
 }
-const sdk = (sub) => import(pathToFileURL(resolve(upstream, 'node_modules/@modelcontextprotocol/sdk/dist/esm', sub)).href);
-const { Client } = await sdk('client/index.js');
-const { StdioClientTransport } = await sdk('client/stdio.js');
+const { Client, StdioClientTransport } = await loadClientSdk(upstream);
 const dir = mkdtempSync(join(tmpdir(), 'retrace-call-loop-'));
 writeFileSync(join(dir, 'a.txt'), 'hello\n');
 const client = new Client({ name: 'retrace-call-loop', version: '1.0.0' });

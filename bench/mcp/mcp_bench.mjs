@@ -19,8 +19,9 @@
 //          [--before BINARY] [--no-full] [--tools LIST]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { TOOLS, loadClientSdk } from './common.mjs';
 
 const [upstream, retrace, ...rest] = process.argv.slice(2);
 const option = (name) => { const i = rest.indexOf(name); return i >= 0 ? rest[i + 1] : undefined; };
@@ -29,27 +30,24 @@ const warmup = Number(option('--warmup') ?? 2000);
 const rounds = Number(option('--rounds') ?? 3);
 const before = option('--before');
 const chosen = (option('--tools') ?? 'read,write').split(',');
-const sdk = (sub) => import(pathToFileURL(resolve(upstream, 'node_modules/@modelcontextprotocol/sdk/dist/esm', sub)).href);
-const { Client } = await sdk('client/index.js');
-const { StdioClientTransport } = await sdk('client/stdio.js');
+const { Client, StdioClientTransport } = await loadClientSdk(upstream);
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'retrace-mcp-bench-'));
 writeFileSync(join(dir, 'a.txt'), 'hello\n');
-const allTools = {
-  read: { name: 'read', arguments: { file_path: 'a.txt' } },
-  write: { name: 'write', arguments: { file_path: 'b.txt', content: 'hello\n' } },
-};
 const tools = Object.fromEntries(chosen.map((t) => {
-  if (!allTools[t]) throw new Error(`unknown tool ${t} (read, write)`);
-  return [t, allTools[t]];
+  if (!TOOLS[t]) throw new Error(`unknown tool ${t} (read, write)`);
+  return [t, TOOLS[t]];
 }));
 
+// `retrace mcp` of `binary`, recording into a fresh database per run.
+const recording = (binary, durability, db) => (i) =>
+  ({ command: binary, args: ['--db', join(dir, `${db}${i}.db`), '--durability', durability, 'mcp', '--workspace', dir] });
 const servers = {
-  'retrace-normal': (i) => ({ command: retrace, args: ['--db', join(dir, `n${i}.db`), '--durability', 'normal', 'mcp', '--workspace', dir] }),
-  'retrace-full': (i) => ({ command: retrace, args: ['--db', join(dir, `f${i}.db`), '--durability', 'full', 'mcp', '--workspace', dir] }),
+  'retrace-normal': recording(retrace, 'normal', 'n'),
+  'retrace-full': recording(retrace, 'full', 'f'),
   'ts-sdk': () => ({ command: process.execPath, args: [join(here, 'ts_server.mjs'), upstream, dir] }),
 };
-if (before) servers['before-normal'] = (i) => ({ command: before, args: ['--db', join(dir, `b${i}.db`), '--durability', 'normal', 'mcp', '--workspace', dir] });
+if (before) servers['before-normal'] = recording(before, 'normal', 'b');
 if (rest.includes('--no-full')) delete servers['retrace-full'];
 
 async function connect(params) {

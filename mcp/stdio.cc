@@ -1,20 +1,17 @@
 #include "mcp/stdio.h"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
-#include <condition_variable>
 #include <cstring>
 #include <functional>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <string>
-#include <thread>
+#include <vector>
 
 #include "engine/json/value.h"
 #include "rpc/line_io.h"
@@ -25,46 +22,110 @@ namespace asio = runtime::asio;
 
 namespace {
 
-// Counts the requests awaiting an answer; the reader waits while it is full.
+// The requests awaiting an answer; the reader waits while there are `limit`.
+// Everything here runs on the server's one thread.
 class InFlight {
  public:
-  explicit InFlight(size_t limit) : limit_(limit < 1 ? 1 : limit) {}
-  // Blocks until there is room or `stop` is set; false when stopped.
-  bool Enter(const std::atomic<bool>& stop) {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return count_ < limit_ || stop.load(); });
-    if (stop.load()) return false;
+  InFlight(asio::io_context& io, size_t limit)
+      : room_(io, std::chrono::steady_clock::time_point::max()), limit_(limit < 1 ? 1 : limit) {}
+  // A request's hold: released when it is answered (or will never be).
+  std::shared_ptr<void> Enter() {
     ++count_;
-    return true;
+    return {nullptr, [this](void*) { Leave(); }};
   }
-  void Leave() {
-    {
-      std::lock_guard lock(mu_);
-      --count_;
+  // Returns once there is room, or when Wake() was called.
+  asio::awaitable<void> Room() {
+    while (count_ >= limit_ && !woken_) {
+      boost::system::error_code ec;
+      co_await room_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     }
-    cv_.notify_all();
   }
-  void Wake() { cv_.notify_all(); }
+  void Wake() {
+    woken_ = true;
+    room_.cancel();
+  }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
+  void Leave() {
+    if (count_-- == limit_) room_.cancel();
+  }
+  asio::steady_timer room_;
   size_t limit_;
   size_t count_ = 0;
+  bool woken_ = false;
 };
+
+// Reads `in` into lines and hands each to `on_line`, after waiting for room in
+// flight; `on_oversized` for a line over the limit. Returns at end of input,
+// on a read error, or once `stop` is set (which cancels the read).
+asio::awaitable<void> ReadFrames(asio::posix::stream_descriptor& in, size_t max_frame_bytes, InFlight& in_flight,
+                                 const bool& stop, const std::function<void(std::string&&)>& on_line,
+                                 const std::function<void()>& on_oversized) {
+  rpc::LineSplitter lines(max_frame_bytes);
+  // The lines of one read, in order; nullopt stands for a line over the limit.
+  std::vector<std::optional<std::string>> ready;
+  auto add = [&](std::string&& line) {
+    ready.emplace_back(std::move(line));
+    return true;
+  };
+  auto add_oversized = [&] {
+    ready.emplace_back(std::nullopt);
+    return true;
+  };
+  auto hand_over = [&]() -> asio::awaitable<void> {
+    for (std::optional<std::string>& line : ready) {
+      if (!line) {
+        on_oversized();
+        continue;
+      }
+      co_await in_flight.Room();
+      if (stop) break;  // after a shutdown began, lines are dropped
+      on_line(std::move(*line));
+    }
+    ready.clear();
+  };
+  std::vector<char> buf(size_t{64} << 10);
+  while (!stop) {
+    boost::system::error_code ec;
+    const size_t n = co_await in.async_read_some(asio::buffer(buf), asio::redirect_error(asio::use_awaitable, ec));
+    if (n > 0 && !stop) {
+      (void)lines.Feed(std::string_view(buf.data(), n), add, add_oversized);
+      co_await hand_over();
+    }
+    if (ec) break;  // end of input (or an error reading it): the client is done
+  }
+  // A last line without its newline is still a frame.
+  if (std::optional<std::string> last = lines.Finish(); last && !stop) {
+    ready.emplace_back(std::move(*last));
+    co_await hand_over();
+  }
+}
 
 }  // namespace
 
 Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_fd, ServerOptions server_options,
                                 StdioOptions options) {
-  int wake[2];
-  if (::pipe2(wake, O_CLOEXEC) != 0) return Status::IoError(std::string("pipe2: ") + std::strerror(errno));
   asio::io_context io;
+  // Input is read on the server's own thread, so a request reaches the
+  // server without a hop between threads. A copy of the descriptor: closing
+  // ours leaves the caller's open. (A regular file works too: Asio reads it
+  // directly, as epoll cannot watch it.)
+  asio::posix::stream_descriptor input(io);
+  {
+    const int copy = ::fcntl(in_fd, F_DUPFD_CLOEXEC, 0);
+    if (copy < 0) return Status::IoError(std::string("reading the client: ") + std::strerror(errno));
+    boost::system::error_code ec;
+    input.assign(copy, ec);
+    if (ec) {
+      ::close(copy);
+      return Status::IoError("reading the client: " + ec.message());
+    }
+  }
   auto work = asio::make_work_guard(io);
   StdioOutcome outcome;
-  std::atomic<bool> stop{false};
+  bool stop = false;
   bool client_gone = false;
-  InFlight in_flight(options.max_in_flight);
+  InFlight in_flight(io, options.max_in_flight);
 
   std::function<void(bool)> shut_down;
   Server server(io.get_executor(), live,
@@ -85,8 +146,9 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
     shutting_down = true;
     outcome.signalled = signalled;
     stop = true;
+    boost::system::error_code ignored;
+    input.cancel(ignored);
     in_flight.Wake();
-    (void)!::write(wake[1], "x", 1);
     asio::co_spawn(
         io,
         [&]() -> asio::awaitable<void> {
@@ -127,51 +189,16 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
     });
   }
 
-  // The reader: lines off `in_fd`, each handed to the server on its thread.
-  // Hands one line to the server's thread once there is room in flight;
-  // false when the server is shutting down.
-  auto hand_over = [&](std::string&& text) {
-    if (!in_flight.Enter(stop)) return false;
-    std::shared_ptr<void> hold(nullptr, [&in_flight](void*) { in_flight.Leave(); });
-    asio::post(io, [&, text = std::move(text), hold = std::move(hold)]() mutable {
-      if (!stop) server.HandleLine(text, std::move(hold));  // after a shutdown began, lines are dropped
-    });
-    return true;
+  const std::function<void(std::string&&)> on_line = [&](std::string&& text) {
+    server.HandleLine(text, in_flight.Enter());
   };
-  std::thread reader([&] {
-    (void)::pthread_setname_np(::pthread_self(), "retrace-stdin");  // for top -H, perf and gdb
-    rpc::LineSplitter lines(options.max_frame_bytes);
-    auto oversized = [&] {
-      asio::post(io, [&server, limit = options.max_frame_bytes] { server.RejectOversized(limit); });
-      return true;
-    };
-    char buf[64 * 1024];
-    while (!stop) {
-      pollfd fds[2] = {{in_fd, POLLIN, 0}, {wake[0], POLLIN, 0}};
-      if (::poll(fds, 2, -1) < 0) {
-        if (errno == EINTR) continue;
-        break;
-      }
-      if (fds[1].revents) break;
-      ssize_t n = ::read(in_fd, buf, sizeof buf);
-      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-      if (n <= 0) break;  // end of input (or an error reading it): the client is done
-      if (!lines.Feed(std::string_view(buf, static_cast<size_t>(n)), hand_over, oversized)) return;
-    }
-    // A last line without its newline is still a frame.
-    if (std::optional<std::string> last = lines.Finish(); last && !stop) hand_over(std::move(*last));
-    asio::post(io, [&] { shut_down(false); });
-  });
+  const std::function<void()> on_oversized = [&] { server.RejectOversized(options.max_frame_bytes); };
+  asio::co_spawn(io, ReadFrames(input, options.max_frame_bytes, in_flight, stop, on_line, on_oversized),
+                 [&](const std::exception_ptr&) { shut_down(false); });
 
   io.run();
-  stop = true;
-  in_flight.Wake();
-  (void)!::write(wake[1], "x", 1);
-  reader.join();
   io.restart();
-  io.poll();  // lines the reader posted after the end: their holds are released
-  ::close(wake[0]);
-  ::close(wake[1]);
+  io.poll();  // what is left after the end: the last holds are released
   RETURN_IF_ERROR(closed);
   return outcome;
 }

@@ -1,6 +1,8 @@
 // ServeStdio: `retrace mcp`'s transport (MCP 2025-11-25 basic/transports,
 // stdio): frames in on one descriptor, one per line; frames out on another
-// and nothing else there (what the operator should see goes to stderr).
+// and nothing else there (what the operator should see goes to stderr). One
+// thread reads the frames and answers them; only tool bodies that may block
+// run elsewhere (the runtime's pool).
 //
 // Limits that keep a hostile or broken client from taking the server down:
 // a line over `max_frame_bytes` is dropped as it streams in (never buffered

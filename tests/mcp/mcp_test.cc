@@ -328,7 +328,7 @@ TEST_F(McpTest, TheServersThreadsAreNamedForTopPerfAndGdb) {
                                    "\n");
   const retrace::testing::ShellOutcome names =
       Shell(RunInBackground("", " --durability normal") + "; cat /proc/$pid/task/*/comm | sort -u | tr '\\n' ' '; kill -KILL $pid; wait $pid");
-  for (const char* name : {"retrace ", "retrace-stdin ", "retrace-body ", "retrace-fold "}) {
+  for (const char* name : {"retrace ", "retrace-body ", "retrace-fold "}) {
     EXPECT_THAT(" " + names.out, HasSubstr(std::string(" ") + name)) << names.out;
   }
 }

@@ -5,10 +5,9 @@
 //    single-row commits in the same mode vs upstream fsync-per-batch appends.
 //
 //   append_bench [--events N] [--singles N] [--batch B] [--dir DIR] [--node NODE --upstream DIR]
-#include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "bench/bench_options.h"
 #include "bench/log_generator.h"
@@ -87,12 +86,13 @@ int Main(int argc, char** argv) {
   int64_t events = 20000, singles = 1000;
   size_t batch = 100;
   BenchOptions o;
-  CLI::App app{"retrace append benchmark"};
-  app.add_option("--events", events, "Events for the batched appends");
-  app.add_option("--singles", singles, "Events for the single-event durable appends");
-  app.add_option("--batch", batch, "Events per batched append");
+  cli::CommandLine line("retrace append benchmark");
+  cli::Options app = line.options();
+  app.Add("--events", events, "Events for the batched appends");
+  app.Add("--singles", singles, "Events for the single-event durable appends");
+  app.Add("--batch", batch, "Events per batched append");
   AddBenchOptions(app, o);
-  CLI11_PARSE(app, argc, argv);
+  if (std::optional<int> rc = line.Parse(argc, argv)) return *rc;
   fs::create_directories(o.dir);
   const std::string& dir = o.dir;
   const int reps = o.reps;

@@ -2,9 +2,9 @@
 #ifndef RETRACE_BENCH_BENCH_OPTIONS_H_
 #define RETRACE_BENCH_BENCH_OPTIONS_H_
 
-#include <CLI/CLI.hpp>
-
 #include <string>
+
+#include "cli/options.h"
 
 namespace retrace::bench {
 
@@ -15,11 +15,11 @@ struct BenchOptions {
   std::string upstream;           // directory holding node_modules/@deepseek-ai/...
 };
 
-inline void AddBenchOptions(CLI::App& app, BenchOptions& o) {
-  app.add_option("--reps", o.reps, "Repetitions per case (the best is reported)");
-  app.add_option("--dir", o.dir, "Work directory");
-  app.add_option("--node", o.node, "Node 22 binary for the upstream comparison (see bench/setup_upstream.sh)");
-  app.add_option("--upstream", o.upstream, "Directory with node_modules of the dsh packages");
+inline void AddBenchOptions(cli::Options app, BenchOptions& o) {
+  app.Add("--reps", o.reps, "Repetitions per case (the best is reported)");
+  app.Add("--dir", o.dir, "Work directory");
+  app.Add("--node", o.node, "Node 22 binary for the upstream comparison (see bench/setup_upstream.sh)");
+  app.Add("--upstream", o.upstream, "Directory with node_modules of the dsh packages");
 }
 
 }  // namespace retrace::bench

@@ -5,10 +5,9 @@
 //    upcast payloads through the import path, then the card verification).
 //
 //   check_bench [--events N] [--sessions S --session-events E] [--reps R] [--dir DIR]
-#include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "bench/bench_options.h"
 #include "bench/log_generator.h"
@@ -27,12 +26,13 @@ namespace fs = std::filesystem;
 int Main(int argc, char** argv) {
   int64_t events = 100000, sessions = 100, session_events = 10000;
   BenchOptions o;
-  CLI::App app{"retrace check and rewrite benchmark"};
-  app.add_option("--events", events, "Events in the session checked");
-  app.add_option("--sessions", sessions, "Sessions in the store rewritten");
-  app.add_option("--session-events", session_events, "Events per session of the store rewritten");
+  cli::CommandLine line("retrace check and rewrite benchmark");
+  cli::Options app = line.options();
+  app.Add("--events", events, "Events in the session checked");
+  app.Add("--sessions", sessions, "Sessions in the store rewritten");
+  app.Add("--session-events", session_events, "Events per session of the store rewritten");
   AddBenchOptions(app, o);
-  CLI11_PARSE(app, argc, argv);
+  if (std::optional<int> rc = line.Parse(argc, argv)) return *rc;
   const std::string dir = o.dir + "/check";
   fs::remove_all(dir);
   fs::create_directories(dir + "/golden");

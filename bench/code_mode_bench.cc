@@ -11,11 +11,10 @@
 // rounds; upstream is bench/upstream/code_mode.mjs (median start of 20 runs).
 //
 //   code_mode_bench [--calls N] [--reps R] --node NODE --upstream DIR
-#include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <thread>
 
 #include "bench/bench_options.h"
@@ -115,13 +114,14 @@ double MedianStart(const Case& c, int n, bool cold) {
 
 int main(int argc, char** argv) {
   using namespace retrace::bench;  // NOLINT(google-build-using-namespace)
-  CLI::App app{"Code Mode start-up and nested-call overhead, retrace vs upstream's worker-thread runtime"};
+  retrace::cli::CommandLine line("Code Mode start-up and nested-call overhead, retrace vs upstream's worker-thread runtime");
+  retrace::cli::Options app = line.options();
   BenchOptions opt;
   AddBenchOptions(app, opt);
   int calls = 10000, starts = 20;
-  app.add_option("--calls", calls, "Tool calls in the nested-call program");
-  app.add_option("--starts", starts, "Start-ups measured (the median is reported)");
-  CLI11_PARSE(app, argc, argv);
+  app.Add("--calls", calls, "Tool calls in the nested-call program");
+  app.Add("--starts", starts, "Start-ups measured (the median is reported)");
+  if (std::optional<int> rc = line.Parse(argc, argv)) return *rc;
   if (opt.node.empty() || opt.upstream.empty()) {
     std::fprintf(stderr, "code_mode_bench needs --node and --upstream (bench/setup_upstream.sh)\n");
     return 2;

@@ -5,10 +5,9 @@
 //
 // See docs/PERFORMANCE.md for the recorded results and how to run the
 // upstream side (bench/setup_upstream.sh).
-#include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "bench/bench_options.h"
 #include "bench/log_generator.h"
@@ -73,10 +72,11 @@ void Row(const char* name, const Sample& s, int64_t events, uint64_t bytes) {
 int Main(int argc, char** argv) {
   int64_t events = 100000;
   BenchOptions o;
-  CLI::App app{"retrace import benchmark"};
-  app.add_option("--events", events, "Minimum events in the generated log");
+  cli::CommandLine line("retrace import benchmark");
+  cli::Options app = line.options();
+  app.Add("--events", events, "Minimum events in the generated log");
   AddBenchOptions(app, o);
-  CLI11_PARSE(app, argc, argv);
+  if (std::optional<int> rc = line.Parse(argc, argv)) return *rc;
   const std::string& dir = o.dir;
   const int reps = o.reps;
   fs::create_directories(dir);

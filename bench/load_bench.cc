@@ -8,7 +8,6 @@
 //
 //   load_bench [--writers 4] [--sessions 8] [--batches 40] [--batch 20] [--readers 2]
 //              [--durability full|normal] [--dir DIR]
-#include <CLI/CLI.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -122,15 +122,16 @@ int64_t ReadNumber(const std::string& path) {
 int Main(int argc, char** argv) {
   Load load;
   BenchOptions o;
-  CLI::App app{"retrace store under load: concurrent writer and reader processes on one database"};
-  app.add_option("--writers", load.writers, "Writer processes");
-  app.add_option("--sessions", load.sessions, "Sessions per writer");
-  app.add_option("--batches", load.batches, "Durable appends per session");
-  app.add_option("--batch", load.batch, "Events per append");
-  app.add_option("--readers", load.readers, "Reader processes (audits and searches in a loop)");
-  app.add_option("--durability", load.durability, "full or normal")->check(CLI::IsMember({"full", "normal"}));
+  cli::CommandLine line("retrace store under load: concurrent writer and reader processes on one database");
+  cli::Options app = line.options();
+  app.Add("--writers", load.writers, "Writer processes");
+  app.Add("--sessions", load.sessions, "Sessions per writer");
+  app.Add("--batches", load.batches, "Durable appends per session");
+  app.Add("--batch", load.batch, "Events per append");
+  app.Add("--readers", load.readers, "Reader processes (audits and searches in a loop)");
+  app.Add("--durability", load.durability, "full or normal").OneOf({"full", "normal"});
   AddBenchOptions(app, o);
-  CLI11_PARSE(app, argc, argv);
+  if (std::optional<int> rc = line.Parse(argc, argv)) return *rc;
   load.dir = o.dir + "/load";
   std::filesystem::remove_all(load.dir);
   std::filesystem::create_directories(load.dir);

@@ -5,9 +5,8 @@
 // without repeated keys (the slow path: JS order and last-value-wins). Time
 // per key that stays flat as N grows is linear parsing; quadratic parsing
 // quadruples its total time each time N doubles.
-#include <CLI/CLI.hpp>
-
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,10 +44,11 @@ double TimeParse(const std::string& text, bool fast, int times) {
 
 int main(int argc, char** argv) {
   using namespace retrace::bench;
-  CLI::App app{"Parse one wide JSON object with both parsers, at several sizes"};
+  retrace::cli::CommandLine line("Parse one wide JSON object with both parsers, at several sizes");
+  retrace::cli::Options app = line.options();
   BenchOptions options;
   AddBenchOptions(app, options);
-  CLI11_PARSE(app, argc, argv);
+  if (std::optional<int> rc = line.Parse(argc, argv)) return *rc;
   std::printf("%-10s %-8s %-9s %10s %12s %10s\n", "parser", "keys", "repeats", "bytes", "ms", "ns/key");
   for (bool fast : {false, true}) {
     for (bool repeats : {false, true}) {

@@ -8,11 +8,11 @@
 //  - 20 searches across sessions (limit 20): p50 and p95.
 //
 //   query_bench [--sessions N] [--events E] [--reps R] [--dir DIR] [--node NODE --upstream DIR]
-#include <CLI/CLI.hpp>
-
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "bench/bench_options.h"
 #include "bench/log_generator.h"
@@ -69,11 +69,12 @@ std::string Slurp(FILE* p) {
 int Main(int argc, char** argv) {
   int64_t sessions = 100, events = 10000;
   BenchOptions o;
-  CLI::App app{"retrace audit and search benchmark"};
-  app.add_option("--sessions", sessions, "Generated sessions");
-  app.add_option("--events", events, "Events per session");
+  cli::CommandLine line("retrace audit and search benchmark");
+  cli::Options app = line.options();
+  app.Add("--sessions", sessions, "Generated sessions");
+  app.Add("--events", events, "Events per session");
   AddBenchOptions(app, o);
-  CLI11_PARSE(app, argc, argv);
+  if (std::optional<int> rc = line.Parse(argc, argv)) return *rc;
   const std::string dir = o.dir + "/query", root = dir + "/root", db_path = dir + "/store.db";
   fs::remove_all(dir);
   fs::create_directories(root);

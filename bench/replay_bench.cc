@@ -6,8 +6,6 @@
 // comparison of retrace's cards with upstream's.
 //
 //   replay_bench [--events N] [--reps R] [--dir DIR] [--node NODE --upstream DIR]
-#include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -151,10 +149,11 @@ void Row(const char* name, const Sample& s, const GeneratedLog& log) {
 int Main(int argc, char** argv) {
   int64_t events = 100000;
   BenchOptions o;
-  CLI::App app{"retrace replay benchmark"};
-  app.add_option("--events", events, "Events in the generated session");
+  cli::CommandLine line("retrace replay benchmark");
+  cli::Options app = line.options();
+  app.Add("--events", events, "Events in the generated session");
   AddBenchOptions(app, o);
-  CLI11_PARSE(app, argc, argv);
+  if (std::optional<int> rc = line.Parse(argc, argv)) return *rc;
   std::filesystem::create_directories(o.dir);
   const std::string file = o.dir + "/replay-bench.jsonl", db = o.dir + "/replay-bench.db";
   const std::string ours_out = o.dir + "/replay-bench.cards.json", theirs_out = o.dir + "/replay-bench.upstream.json";

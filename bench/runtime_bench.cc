@@ -8,10 +8,9 @@
 //  - through dsh-tools' ToolRuntime.execute() (bench/upstream/execute.mjs).
 //
 //   runtime_bench [--calls N] [--sqlite-calls N] [--full-calls N] [--dir DIR] [--node NODE --upstream DIR]
-#include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "bench/bench_options.h"
 #include "bench/measure.h"
@@ -122,12 +121,13 @@ void Row(const char* name, const Sample& s, int64_t calls) {
 int Main(int argc, char** argv) {
   int64_t calls = 200000, sqlite_calls = 20000, full_calls = 2000;
   BenchOptions o;
-  CLI::App app{"retrace tool runtime benchmark"};
-  app.add_option("--calls", calls, "Calls for the in-memory cases and the upstream side");
-  app.add_option("--sqlite-calls", sqlite_calls, "Calls recorded into SQLite at durability normal");
-  app.add_option("--full-calls", full_calls, "Calls recorded into SQLite at durability full (one fsync each)");
+  cli::CommandLine line("retrace tool runtime benchmark");
+  cli::Options app = line.options();
+  app.Add("--calls", calls, "Calls for the in-memory cases and the upstream side");
+  app.Add("--sqlite-calls", sqlite_calls, "Calls recorded into SQLite at durability normal");
+  app.Add("--full-calls", full_calls, "Calls recorded into SQLite at durability full (one fsync each)");
   AddBenchOptions(app, o);
-  CLI11_PARSE(app, argc, argv);
+  if (std::optional<int> rc = line.Parse(argc, argv)) return *rc;
   std::filesystem::create_directories(o.dir);
   const std::string db = o.dir + "/runtime-bench.db";
   const int reps = o.reps;

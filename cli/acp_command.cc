@@ -32,14 +32,14 @@ int Run(const Context& ctx, const AcpOptions& opt) {
 
 Command AcpCommand() {
   return {"acp", "Serve the stored sessions to an ACP editor (Zed…) over stdio: history with every tool card",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto opt = std::make_shared<AcpOptions>();
-            sub.add_option("--page-size", opt->page_size, "Sessions per session/list page (default 100)")
-                ->check(CLI::Range(1, 10000));
-            sub.add_option("--max-frame-bytes", opt->max_frame_bytes,
+            sub.Add("--page-size", opt->page_size, "Sessions per session/list page (default 100)")
+                .InRange(1, 10000);
+            sub.Add("--max-frame-bytes", opt->max_frame_bytes,
                            "Longest message accepted; a longer line is dropped and answered with an error (default 16 MiB)")
-                ->check(CLI::Range(size_t{1024}, size_t{1} << 30));
-            sub.footer(
+                .InRange(size_t{1024}, size_t{1} << 30);
+            sub.Footer(
                 "ACP v1 over stdio: one JSON-RPC message per line on stdin and stdout; logs go to stderr.\n"
                 "session/list lists the sessions of the database (--db), newest first, with titles;\n"
                 "session/load replays one as session/update notifications: prompts, reasoning, text and a\n"

@@ -54,17 +54,17 @@ std::string Join(const std::vector<std::string>& v, const char* sep) {
 
 Command AuditCommand() {
   return {"audit", "Canned reports over stored sessions: tools, failures, injections, sessions, turns",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto a = std::make_shared<Args>();
-            sub.add_option("report", a->report, "Which report")->required()->check(CLI::IsMember(query::AuditReports()));
-            sub.add_option("--session", a->session, "Only this session");
-            sub.add_option("--tool", a->tool, "Only calls of this tool (tools, failures)");
-            sub.add_option("--since", a->since, "From this time: Unix ms, 2026-11-30 or 2026-11-30T06:00:00Z");
-            sub.add_option("--until", a->until, "Up to this time, inclusive (a date means its whole day)");
-            sub.add_option("--outcome", a->outcome, "Only calls with this outcome (tools, failures)")
-                ->check(CLI::IsMember(query::CallOutcomes()));
+            sub.Add("report", a->report, "Which report").Required().OneOf(query::AuditReports());
+            sub.Add("--session", a->session, "Only this session");
+            sub.Add("--tool", a->tool, "Only calls of this tool (tools, failures)");
+            sub.Add("--since", a->since, "From this time: Unix ms, 2026-11-30 or 2026-11-30T06:00:00Z");
+            sub.Add("--until", a->until, "Up to this time, inclusive (a date means its whole day)");
+            sub.Add("--outcome", a->outcome, "Only calls with this outcome (tools, failures)")
+                .OneOf(query::CallOutcomes());
             AddOutputFlags(sub, a->json, a->csv);
-            sub.footer(
+            sub.Footer(
                 "Reports:\n"
                 "  tools       per tool: calls, errors (every outcome but ok), error codes, p50/p95 duration (ms)\n"
                 "  failures    every call whose outcome is not ok, with its error code and text\n"

@@ -48,19 +48,21 @@ int Run(const Context& ctx, const Args& a) {
 
 Command CheckCommand() {
   return {"check", "Check that stored sessions still replay to the same cards (replay stability)",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto a = std::make_shared<Args>();
-            sub.add_option("inputs", a->inputs, "Retrace databases, dsh JSONL logs, or directories of logs")->required();
-            sub.add_option("--golden", a->golden, "Directory of reference card documents: <log file name>.cards.json for a log, <session id>.cards.json for a stored session");
-            auto* update = sub.add_flag("--update-golden", a->update_golden,
-                                        "Write each session's current cards to --golden instead of comparing");
-            update->needs(sub.get_option("--golden"));
-            sub.add_flag("--strict", a->strict, "Treat soft-validation fallbacks (old arguments) as errors");
-            sub.add_option("--fuzz", a->fuzz, "Mutate each call's logged arguments N times (drop, retype, huge, Unicode)")
-                ->check(CLI::NonNegativeNumber);
-            sub.add_flag("--json", a->json, "Print the report as JSON (for CI)");
+            sub.Add("inputs", a->inputs, "Retrace databases, dsh JSONL logs, or directories of logs").Required();
+            const Option golden = sub.Add("--golden", a->golden,
+                                          "Directory of reference card documents: <log file name>.cards.json for a "
+                                          "log, <session id>.cards.json for a stored session");
+            sub.Flag("--update-golden", a->update_golden,
+                     "Write each session's current cards to --golden instead of comparing")
+                .Needs(golden);
+            sub.Flag("--strict", a->strict, "Treat soft-validation fallbacks (old arguments) as errors");
+            sub.Add("--fuzz", a->fuzz, "Mutate each call's logged arguments N times (drop, retype, huge, Unicode)")
+                .NonNegative();
+            sub.Flag("--json", a->json, "Print the report as JSON (for CI)");
             AddPresentersOption(sub, a->presenters);
-            sub.footer(
+            sub.Footer(
                 "Every session is replayed twice through the current presenters (a byte difference is a\n"
                 "failure) and compared with its reference, call by call: missing, extra or differing cards,\n"
                 "each with its seq, callId, tool, presenter version and the JSON path where it differs.\n"

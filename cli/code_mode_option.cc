@@ -2,19 +2,19 @@
 
 namespace retrace::cli {
 
-void AddCodeModeOption(CLI::App& sub, CodeModeOption& o) {
-  sub.add_option("--tools-mode", o.mode,
+void AddCodeModeOption(Options sub, CodeModeOption& o) {
+  sub.Add("--tools-mode", o.mode,
                  "How the model is given the tools: native (default), code (only run_code, which runs a program "
                  "calling them) or both")
-      ->check(CLI::IsMember({"native", "code", "both"}));
-  sub.add_option("--code-runtime", o.language, "The language run_code programs are written in: typescript (default, "
+      .OneOf({"native", "code", "both"});
+  sub.Add("--code-runtime", o.language, "The language run_code programs are written in: typescript (default, "
                                                "Node 22.13 or later) or python (python3)")
-      ->check(CLI::IsMember({"typescript", "python"}));
-  sub.add_option("--code-runtime-bin", o.interpreter, "The node or python3 binary to run programs with (default: found on PATH)");
-  sub.add_option("--code-sandbox", o.sandbox,
+      .OneOf({"typescript", "python"});
+  sub.Add("--code-runtime-bin", o.interpreter, "The node or python3 binary to run programs with (default: found on PATH)");
+  sub.Add("--code-sandbox", o.sandbox,
                  "bwrap (default: bubblewrap — no network, a read-only file system, a private /tmp; the workspace "
                  "changes only through the tools) or none (programs run with your user's rights)")
-      ->check(CLI::IsMember({"bwrap", "none"}));
+      .OneOf({"bwrap", "none"});
 }
 
 std::optional<service::CodeModeOptions> CodeModeFrom(const CodeModeOption& o) {

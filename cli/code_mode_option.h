@@ -4,11 +4,10 @@
 #ifndef RETRACE_CLI_CODE_MODE_OPTION_H_
 #define RETRACE_CLI_CODE_MODE_OPTION_H_
 
-#include <CLI/CLI.hpp>
-
 #include <optional>
 #include <string>
 
+#include "cli/options.h"
 #include "engine/base/status.h"
 #include "service/live_session.h"
 
@@ -21,7 +20,7 @@ struct CodeModeOption {
   std::string sandbox = "bwrap";
 };
 
-void AddCodeModeOption(CLI::App& sub, CodeModeOption& o);
+void AddCodeModeOption(Options sub, CodeModeOption& o);
 
 // The session's Code Mode, or nullopt under `native`.
 std::optional<service::CodeModeOptions> CodeModeFrom(const CodeModeOption& o);

@@ -1,10 +1,8 @@
-// The subcommand table: each command registers its options on a CLI11
-// subcommand and returns its handler. The same table drives `--help`, the
-// command list and "did you mean ...?".
+// The subcommand table: each command adds its options (cli/options.h) and
+// returns its handler. The same table drives `--help`, the command list and
+// "did you mean ...?".
 #ifndef RETRACE_CLI_COMMAND_H_
 #define RETRACE_CLI_COMMAND_H_
-
-#include <CLI/CLI.hpp>
 
 #include <functional>
 #include <span>
@@ -12,6 +10,7 @@
 #include <string_view>
 
 #include "cli/context.h"
+#include "cli/options.h"
 
 namespace retrace::cli {
 
@@ -21,7 +20,7 @@ struct Command {
   std::string_view name;
   std::string_view summary;
   // Adds options to `sub` (bound to state the handler captures) and returns the handler.
-  std::function<Handler(CLI::App& sub, Context& ctx)> setup;
+  std::function<Handler(Options sub, Context& ctx)> setup;
 };
 
 std::span<const Command> Commands();

@@ -89,11 +89,11 @@ int Run(const Context& ctx, const DemoOptions& opt) {
 
 Command DemoCommand() {
   return {"demo", "Run a scripted session through the real tools, record it, replay it as text and HTML",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto opt = std::make_shared<DemoOptions>();
-            sub.add_option("--html", opt->html, "Where to write the replayed session page (default: session.html)");
-            sub.add_flag("--keep-workspace", opt->keep_workspace, "Keep the temporary workspace the tools worked in");
-            sub.footer(
+            sub.Add("--html", opt->html, "Where to write the replayed session page (default: session.html)");
+            sub.Flag("--keep-workspace", opt->keep_workspace, "Keep the temporary workspace the tools worked in");
+            sub.Footer(
                 "In a fresh temporary workspace the demo writes, reads and edits a file with the built-in\n"
                 "tools, receives an injected notice, sends one malformed call and one call a policy denies,\n"
                 "searches with grep and glob, runs bash (one success, one failure) and two background jobs,\n"

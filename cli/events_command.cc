@@ -73,12 +73,12 @@ int Run(const Context& ctx, const Args& a) {
 
 Command EventsCommand() {
   return {"events", "List a session's events (one line each, or the verbatim JSON with --json)",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto a = std::make_shared<Args>();
-            sub.add_option("session", a->session, "Session id")->required();
-            sub.add_option("--type", a->type, "Only events of this type (e.g. tool/call)");
-            sub.add_option("--from", a->from, "Start at this seq (default 0)");
-            sub.add_flag("--json", a->as_json, "Print each event's stored JSON text, one per line (JSONL)");
+            sub.Add("session", a->session, "Session id").Required();
+            sub.Add("--type", a->type, "Only events of this type (e.g. tool/call)");
+            sub.Add("--from", a->from, "Start at this seq (default 0)");
+            sub.Flag("--json", a->as_json, "Print each event's stored JSON text, one per line (JSONL)");
             return [&ctx, a] { return Run(ctx, *a); };
           }};
 }

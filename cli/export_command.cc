@@ -35,12 +35,12 @@ int Run(const Context& ctx, const Args& a) {
 
 Command ExportCommand() {
   return {"export", "Write a stored session as a dsh JSONL log (raw or zstd), byte-exact to what was imported",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto a = std::make_shared<Args>();
-            sub.add_option("session", a->session, "Session id")->required();
-            sub.add_option("-o,--output", a->output, kOutputFileHelp);
-            sub.add_flag("--zstd", a->zstd, "Write checksummed zstd frames, as dsh's zstd backend does");
-            sub.add_option("--dsh-root", a->dsh_root,
+            sub.Add("session", a->session, "Session id").Required();
+            sub.Add("-o,--output", a->output, kOutputFileHelp);
+            sub.Flag("--zstd", a->zstd, "Write checksummed zstd frames, as dsh's zstd backend does");
+            sub.Add("--dsh-root", a->dsh_root,
                            "Write into a dsh root: DIR/<projectKey(cwd)>/<encodeSegment(id)>/session.jsonl[.zstd]; "
                            "never overwrites");
             return [&ctx, a] { return Run(ctx, *a); };

@@ -59,10 +59,10 @@ int Run(const Context& ctx, const std::vector<std::string>& inputs) {
 
 Command ImportCommand() {
   return {"import", "Import dsh JSONL logs (.jsonl, .jsonl.zstd, or directories of them) into the database",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto inputs = std::make_shared<std::vector<std::string>>();
-            sub.add_option("paths", *inputs, "Log files or directories (searched recursively)")->required();
-            sub.footer(
+            sub.Add("paths", *inputs, "Log files or directories (searched recursively)").Required();
+            sub.Footer(
                 "Each file is imported in one transaction: a refused file leaves the database unchanged.\n"
                 "A torn tail (an unfinished last line or zstd frame) is dropped and reported; run\n"
                 "'retrace repair <session>' to close a turn a crash left open. Re-importing a file\n"

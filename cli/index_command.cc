@@ -30,10 +30,10 @@ int Run(const Context& ctx, bool rebuild) {
 
 Command IndexCommand() {
   return {"index", "Bring the search index up to date, or rebuild the read model from the events",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto rebuild = std::make_shared<bool>(false);
-            sub.add_flag("--rebuild", *rebuild, "Drop every derived row and derive them again, in one transaction");
-            sub.footer("Appends keep the audit tables and the search documents current; the full-text index over\n"
+            sub.Flag("--rebuild", *rebuild, "Drop every derived row and derive them again, in one transaction");
+            sub.Footer("Appends keep the audit tables and the search documents current; the full-text index over\n"
                        "the documents catches up in bulk before each `retrace search`, or here. --rebuild is for\n"
                        "recovery and upgrades, and gives the same rows as the appends did.");
             return [&ctx, rebuild] { return Run(ctx, *rebuild); };

@@ -53,10 +53,10 @@ int Run(const Context& ctx, const Args& a) {
 
 Command LineageCommand() {
   return {"lineage", "Show a session's parents and the sessions forked from it",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto a = std::make_shared<Args>();
-            sub.add_option("session", a->session, "Session id")->required();
-            sub.add_flag("--json", a->json, "Print dsh's traceSession shape");
+            sub.Add("session", a->session, "Session id").Required();
+            sub.Flag("--json", a->json, "Print dsh's traceSession shape");
             return [&ctx, a] { return Run(ctx, *a); };
           }};
 }

@@ -2,15 +2,17 @@
 // store and prints; the work is in store/ and engine/.
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <functional>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "cli/command.h"
 #include "cli/exit_codes.h"
+#include "cli/options.h"
 
 namespace retrace::cli {
 namespace {
@@ -46,31 +48,25 @@ int Main(int argc, char** argv) {
   ctx.db_path = DefaultDbPath();
   ctx.err_is_tty = isatty(STDERR_FILENO) != 0;
 
-  CLI::App app{"retrace — an event-sourced session engine for AI-agent tools.\n"
-               "Stores dsh session logs in SQLite, imports and exports dsh JSONL byte-exactly."};
-  app.set_version_flag("--version", "retrace " RETRACE_VERSION);
-  app.require_subcommand(1);
-  app.fallthrough();
-  app.add_option("--db", ctx.db_path, "SQLite database file (default: $RETRACE_DB, else ./retrace.db)");
+  CommandLine line("retrace — an event-sourced session engine for AI-agent tools.\n"
+                   "Stores dsh session logs in SQLite, imports and exports dsh JSONL byte-exactly.");
+  line.SetVersion("retrace " RETRACE_VERSION);
+  Options program = line.options();
+  program.Add("--db", ctx.db_path, "SQLite database file (default: $RETRACE_DB, else ./retrace.db)");
   std::string durability = "full";
-  app.add_option("--durability", durability, "fsync policy for writes: full (default) or normal; see README")
-      ->check(CLI::IsMember({"full", "normal"}));
-  app.footer("Exit codes: 0 ok, 1 failure, 2 usage, 3 corrupt input, 4 conflict/busy, 5 unsupported version, "
+  program.Add("--durability", durability, "fsync policy for writes: full (default) or normal; see README")
+      .OneOf({"full", "normal"});
+  program.Footer("Exit codes: 0 ok, 1 failure, 2 usage, 3 corrupt input, 4 conflict/busy, 5 unsupported version, "
              "6 not found.\nRun 'retrace <command> --help' for a command's options.\n");
 
-  Handler handler;
+  std::map<std::string, Handler, std::less<>> handlers;
   for (const Command& c : Commands()) {
-    CLI::App* sub = app.add_subcommand(std::string(c.name), std::string(c.summary));
-    Handler h = c.setup(*sub, ctx);
-    sub->callback([&handler, h] { handler = h; });
+    handlers.emplace(c.name, c.setup(line.AddCommand(c.name, c.summary), ctx));
   }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
-  }
+  if (std::optional<int> rc = line.Parse(argc, argv)) return *rc;
   ctx.durability_normal = durability == "normal";
-  return handler ? handler() : kExitUsage;
+  const auto chosen = handlers.find(line.chosen());
+  return chosen != handlers.end() ? chosen->second() : kExitUsage;
 }
 
 }  // namespace

@@ -51,23 +51,23 @@ int Run(const Context& ctx, const McpOptions& opt) {
 
 Command McpCommand() {
   return {"mcp", "Serve the built-in tools to an MCP client over stdio, recording every call into a session",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto opt = std::make_shared<McpOptions>();
-            sub.add_option("--workspace", opt->session.workspace,
+            sub.Add("--workspace", opt->session.workspace,
                            "Directory the built-in tools work in and are confined to (default: the current directory)");
-            sub.add_option("--session", opt->session.session_id,
+            sub.Add("--session", opt->session.session_id,
                            "Session id: a new session (default: a fresh UUID), or an existing one to continue; a turn "
                            "a crash left open is closed first");
-            sub.add_option("--max-parallel", opt->session.max_parallel, "Concurrency-safe calls that may run at once")
-                ->check(CLI::Range(1, 1000));
-            sub.add_option("--max-frame-bytes", opt->max_frame_bytes,
+            sub.Add("--max-parallel", opt->session.max_parallel, "Concurrency-safe calls that may run at once")
+                .InRange(1, 1000);
+            sub.Add("--max-frame-bytes", opt->max_frame_bytes,
                            "Longest message accepted; a longer line is dropped and answered with an error (default 16 MiB)")
-                ->check(CLI::Range(size_t{1024}, size_t{1} << 30));
-            sub.add_option("--shutdown-grace", opt->shutdown_grace_s,
+                .InRange(size_t{1024}, size_t{1} << 30);
+            sub.Add("--shutdown-grace", opt->shutdown_grace_s,
                            "Seconds calls may finish after SIGTERM before they are aborted (default 5)")
-                ->check(CLI::Range(0.0, 3600.0));
+                .InRange(0.0, 3600.0);
             AddCodeModeOption(sub, opt->code);
-            sub.footer(
+            sub.Footer(
                 "MCP over stdio (revisions 2025-11-25, 2025-06-18, 2025-03-26): one JSON-RPC message per\n"
                 "line on stdin and stdout; logs go to stderr. Every tools/call runs through the tool runtime\n"
                 "and is recorded into the session (created at the first call; --db chooses the database).\n"

@@ -70,18 +70,18 @@ int Run(const Context& ctx, bool status, bool dry_run, bool backup, const std::s
 
 Command MigrateCommand() {
   return {"migrate", "Show or apply pending schema migrations of the database",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto status = std::make_shared<bool>(false);
             auto dry_run = std::make_shared<bool>(false);
             auto no_backup = std::make_shared<bool>(false);
             auto rewrite = std::make_shared<std::string>();
-            sub.add_flag("--status", *status, "Show the schema version and pending migrations");
-            sub.add_flag("--dry-run", *dry_run, "List the migrations that would be applied, change nothing");
-            sub.add_flag("--no-backup", *no_backup, "Do not copy the database before migrating it");
-            sub.add_option("--rewrite", *rewrite,
+            sub.Flag("--status", *status, "Show the schema version and pending migrations");
+            sub.Flag("--dry-run", *dry_run, "List the migrations that would be applied, change nothing");
+            sub.Flag("--no-backup", *no_backup, "Do not copy the database before migrating it");
+            sub.Add("--rewrite", *rewrite,
                            "Copy the store into this new file with every payload upcast to the current shapes,"
                            " verified by replay");
-            sub.footer("Before migrating, the database is copied with SQLite's online backup to\n"
+            sub.Footer("Before migrating, the database is copied with SQLite's online backup to\n"
                        "<db>.v<version>-<time>.bak. All pending migrations then run in one transaction, each\n"
                        "recorded with a checksum in schema_migrations: a failure or a kill leaves the old\n"
                        "version. --rewrite leaves the database as it is and writes a copy whose events carry\n"

@@ -4,12 +4,11 @@
 #ifndef RETRACE_CLI_PRESENTERS_OPTION_H_
 #define RETRACE_CLI_PRESENTERS_OPTION_H_
 
-#include <CLI/CLI.hpp>
-
 #include <memory>
 #include <string>
 
 #include "check/external_presenters.h"
+#include "cli/options.h"
 #include "engine/base/status.h"
 
 namespace retrace::cli {
@@ -20,7 +19,7 @@ struct PresentersOption {
   std::string tools_mode = "native";  // code/both: run_code calls get run_code's own card
 };
 
-void AddPresentersOption(CLI::App& sub, PresentersOption& o);
+void AddPresentersOption(Options sub, PresentersOption& o);
 
 // The program started, or null when no command was given.
 Result<std::unique_ptr<check::ExternalPresenters>> StartPresenters(const PresentersOption& o);

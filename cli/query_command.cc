@@ -34,14 +34,14 @@ int Run(const Context& ctx, const Args& a) {
 
 Command QueryCommand() {
   return {"query", "Run one read-only SQL statement over the documented views (docs/AUDIT.md)",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto a = std::make_shared<Args>();
-            sub.add_option("sql", a->sql, "One SELECT statement, e.g. \"SELECT tool_name, COUNT(*) FROM v_tool_calls GROUP BY 1\"")
-                ->required();
-            sub.add_option("--timeout", a->timeout, "Interrupt the query after this many seconds (default 10)")
-                ->check(CLI::PositiveNumber);
+            sub.Add("sql", a->sql, "One SELECT statement, e.g. \"SELECT tool_name, COUNT(*) FROM v_tool_calls GROUP BY 1\"")
+                .Required();
+            sub.Add("--timeout", a->timeout, "Interrupt the query after this many seconds (default 10)")
+                .Positive();
             AddOutputFlags(sub, a->json, a->csv);
-            sub.footer(
+            sub.Footer(
                 "The database is opened read-only, and writes, schema changes, ATTACH, setting PRAGMAs and\n"
                 "load_extension() are refused. Views: v_sessions, v_events, v_tool_calls, v_turns, v_steps,\n"
                 "v_injections, v_replacements, v_retries, v_search_docs (columns in docs/AUDIT.md).");

@@ -62,9 +62,9 @@ json::Value JsonCell(const query::SqlCell& cell) {
 
 }  // namespace
 
-void AddOutputFlags(CLI::App& sub, bool& json, bool& csv) {
-  auto* j = sub.add_flag("--json", json, "Print a JSON array of row objects");
-  sub.add_flag("--csv", csv, "Print CSV with a header row")->excludes(j);
+void AddOutputFlags(Options sub, bool& json, bool& csv) {
+  const Option as_json = sub.Flag("--json", json, "Print a JSON array of row objects");
+  sub.Flag("--csv", csv, "Print CSV with a header row").Excludes(as_json);
 }
 
 OutputFormat ChosenFormat(bool json, bool csv) { return json ? OutputFormat::kJson : csv ? OutputFormat::kCsv : OutputFormat::kTable; }

@@ -4,11 +4,10 @@
 #ifndef RETRACE_CLI_QUERY_OUTPUT_H_
 #define RETRACE_CLI_QUERY_OUTPUT_H_
 
-#include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <string>
 
+#include "cli/options.h"
 #include "query/sql_query.h"
 
 namespace retrace::cli {
@@ -16,7 +15,7 @@ namespace retrace::cli {
 enum class OutputFormat { kTable, kJson, kCsv };
 
 // Adds --json and --csv to `sub`.
-void AddOutputFlags(CLI::App& sub, bool& json, bool& csv);
+void AddOutputFlags(Options sub, bool& json, bool& csv);
 OutputFormat ChosenFormat(bool json, bool csv);
 
 // In the table, times (created_at, *_time) are ISO 8601 and long or

@@ -28,10 +28,10 @@ int Run(const Context& ctx, const std::string& session) {
 
 Command RepairCommand() {
   return {"repair", "Close a turn a crash left open, exactly as dsh's cold load does (one transaction)",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto session = std::make_shared<std::string>();
-            sub.add_option("session", *session, "Session id")->required();
-            sub.footer(
+            sub.Add("session", *session, "Session id").Required();
+            sub.Footer(
                 "Appends dsh's interrupted-turn closers: a tool/result for each pending call\n"
                 "(TOOL_OUTCOME_UNKNOWN if its tool/call was recorded, TOOL_NOT_STARTED if not),\n"
                 "step/end if a step is open, and turn/end {kind:'interrupted'}. Idempotent.\n");

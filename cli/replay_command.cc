@@ -68,20 +68,20 @@ int Run(const Context& ctx, Args a) {
 
 Command ReplayCommand() {
   return {"replay", "Rebuild a session's UI from its log with the tools' pure presenters: cards, transcript, text, HTML",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto a = std::make_shared<Args>();
-            sub.add_option("source", a->source, "A stored session id, or a dsh JSONL file (.jsonl or .jsonl.zstd)")
-                ->required();
-            sub.add_option("--format", a->format, "cards (default), transcript, text or html")
-                ->check(CLI::IsMember({"cards", "transcript", "text", "html"}));
-            sub.add_option("-o,--output", a->output, kOutputFileHelp);
-            sub.add_option("--threads", a->threads,
+            sub.Add("source", a->source, "A stored session id, or a dsh JSONL file (.jsonl or .jsonl.zstd)")
+                .Required();
+            sub.Add("--format", a->format, "cards (default), transcript, text or html")
+                .OneOf({"cards", "transcript", "text", "html"});
+            sub.Add("-o,--output", a->output, kOutputFileHelp);
+            sub.Add("--threads", a->threads,
                            "Cards from a log file (up to 64 MiB) or a stored session (up to 256k events): cut it\n"
                            "where turns start into up to N pieces of at least 1 MiB or 4096 events, replayed side\n"
                            "by side (the document is the one a single thread writes). 1: one piece. Default: one\n"
                            "per core");
             AddPresentersOption(sub, a->presenters);
-            sub.footer(
+            sub.Footer(
                 "cards       one JSON document {sessionId, calls:[{callId, name, args, pending, result, isError,\n"
                 "            display:{pending, result}}]}: each call's own views from the tool's presenters\n"
                 "            (arguments that fail the tool's schema give null) and the generic fallback shown instead\n"

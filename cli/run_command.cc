@@ -44,18 +44,18 @@ int Run(const Context& ctx, const RunOptions& opt) {
 
 Command RunCommand() {
   return {"run", "Drive a session from a script through the tool runtime, recording every event",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto opt = std::make_shared<RunOptions>();
-            sub.add_option("script", opt->script, "Script file (JSONL; see docs/RUN_SCRIPTS.md)")->required();
-            sub.add_option("--session", opt->session,
+            sub.Add("script", opt->script, "Script file (JSONL; see docs/RUN_SCRIPTS.md)").Required();
+            sub.Add("--session", opt->session,
                            "Session id: a new session (default: a fresh UUID), or an existing one to continue; a turn "
                            "a crash left open is closed first");
-            sub.add_option("--workspace", opt->workspace,
+            sub.Add("--workspace", opt->workspace,
                            "Directory the built-in tools work in and are confined to (default: the current directory)");
-            sub.add_option("--max-parallel", opt->max_parallel, "Concurrency-safe calls that may run at once")
-                ->check(CLI::Range(1, 1000));
+            sub.Add("--max-parallel", opt->max_parallel, "Concurrency-safe calls that may run at once")
+                .InRange(1, 1000);
             AddCodeModeOption(sub, opt->code);
-            sub.footer(
+            sub.Footer(
                 "Each script line is one op: prompt (starts a turn), assistant (one model step whose\n"
                 "toolCalls run through the pipeline), inject, cancel, end. Every tool/call is durable\n"
                 "before its body runs. Built-in tools (dsh's reference tools): read, write, edit (confined\n"

@@ -40,16 +40,16 @@ int Run(const Context& ctx, const Args& a) {
 
 Command SdkCommand() {
   return {"sdk", "Print the Code Mode SDK a model programs against: TypeScript or Python declarations of the tools",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto a = std::make_shared<Args>();
-            sub.add_option("--language", a->language, "typescript (default) or python: the code runtime's language")
-                ->check(CLI::IsMember({"typescript", "python"}));
-            sub.add_option("--schemas", a->schemas,
+            sub.Add("--language", a->language, "typescript (default) or python: the code runtime's language")
+                .OneOf({"typescript", "python"});
+            sub.Add("--schemas", a->schemas,
                            "A JSON array of {name, description, parameters, output} to declare instead of the "
                            "built-in tools (the input of dsh's renderToolsSdk)")
-                ->check(CLI::ExistingFile);
-            sub.add_option("-o,--output", a->output, kOutputFileHelp);
-            sub.footer(
+                .ExistingFile();
+            sub.Add("-o,--output", a->output, kOutputFileHelp);
+            sub.Footer(
                 "The text is the `tools:sdk` section of a Code Mode prompt, byte for byte as dsh writes it:\n"
                 "usage instructions, then `declare const tools` (TypeScript) or a `Tools` protocol with a\n"
                 "TypedDict per object shape (Python), tools sorted by name. Without --schemas it declares\n"

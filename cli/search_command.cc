@@ -61,18 +61,18 @@ int Run(const Context& ctx, Args& a) {
 
 Command SearchCommand() {
   return {"search", "Full-text search over stored sessions (a literal phrase, ranked as dsh ranks it)",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto a = std::make_shared<Args>();
-            sub.add_option("text", a->request.query, "The phrase to find (FTS syntax such as OR, NEAR, * or quotes is plain text)")
-                ->required();
-            sub.add_option("--session", a->session, "Search within this session (otherwise: the best hit of each session)");
-            sub.add_option("--type", a->request.types, "Only events of this type (repeatable), e.g. tool/result");
-            sub.add_option("--surface", a->request.surfaces, "Only events on this surface (repeatable)")
-                ->check(CLI::IsMember({"current", "shadowed", "log-only"}));
-            sub.add_option("--limit", a->limit, "Hits per page, 1-100 (default 20)");
-            sub.add_option("--cursor", a->cursor, "Continue from a previous page (its request must be the same)");
-            sub.add_flag("--json", a->json, "Print {items: [...], nextCursor?} as JSON");
-            sub.footer(
+            sub.Add("text", a->request.query, "The phrase to find (FTS syntax such as OR, NEAR, * or quotes is plain text)")
+                .Required();
+            sub.Add("--session", a->session, "Search within this session (otherwise: the best hit of each session)");
+            sub.Add("--type", a->request.types, "Only events of this type (repeatable), e.g. tool/result");
+            sub.Add("--surface", a->request.surfaces, "Only events on this surface (repeatable)")
+                .OneOf({"current", "shadowed", "log-only"});
+            sub.Add("--limit", a->limit, "Hits per page, 1-100 (default 20)");
+            sub.Add("--cursor", a->cursor, "Continue from a previous page (its request must be the same)");
+            sub.Flag("--json", a->json, "Print {items: [...], nextCursor?} as JSON");
+            sub.Footer(
                 "Searchable: user and assistant messages (not reasoning), tool calls (name and arguments), tool\n"
                 "results (text, error name and code), todo items, and how turns ended. Matching is by whole\n"
                 "tokens, case-insensitive (\"AI\" does not match \"BRAID\"). Hits rank by how often the phrase\n"

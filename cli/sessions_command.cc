@@ -33,9 +33,9 @@ int Run(const Context& ctx, bool as_json) {
 
 Command SessionsCommand() {
   return {"sessions", "List stored sessions with their event, turn and tool-call counts",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto as_json = std::make_shared<bool>(false);
-            sub.add_flag("--json", *as_json, "Print a JSON array instead of a table");
+            sub.Flag("--json", *as_json, "Print a JSON array instead of a table");
             return [&ctx, as_json] { return Run(ctx, *as_json); };
           }};
 }

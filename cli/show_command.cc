@@ -34,13 +34,13 @@ int Run(const Context& ctx, const Args& a) {
 
 Command ShowCommand() {
   return {"show", "Print one stored event, with a window of events around it",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto a = std::make_shared<Args>();
-            sub.add_option("session", a->session, "Session id")->required();
-            sub.add_option("seq", a->seq, "The event's seq")->required();
-            sub.add_option("--before", a->before, "Also this many events before it (0-50)");
-            sub.add_option("--after", a->after, "Also this many events after it (0-50)");
-            sub.add_flag("--json", a->json, "Print {session, target, events, startSeq, endSeq} (dsh's readEvent)");
+            sub.Add("session", a->session, "Session id").Required();
+            sub.Add("seq", a->seq, "The event's seq").Required();
+            sub.Add("--before", a->before, "Also this many events before it (0-50)");
+            sub.Add("--after", a->after, "Also this many events after it (0-50)");
+            sub.Flag("--json", a->json, "Print {session, target, events, startSeq, endSeq} (dsh's readEvent)");
             return [&ctx, a] { return Run(ctx, *a); };
           }};
 }

@@ -43,12 +43,12 @@ int Run(const Context& ctx, const Args& a) {
 
 Command TraceCommand() {
   return {"trace", "Show how an event relates to others: replacements, sources and events derived from it",
-          [](CLI::App& sub, Context& ctx) -> Handler {
+          [](Options sub, Context& ctx) -> Handler {
             auto a = std::make_shared<Args>();
-            sub.add_option("session", a->session, "Session id")->required();
-            sub.add_option("seq", a->seq, "The event's seq")->required();
-            sub.add_flag("--json", a->json, "Print dsh's traceEvent shape");
-            sub.footer("\"replaced by\" follows surface replacements (compaction, pruning) to the final replacer;\n"
+            sub.Add("session", a->session, "Session id").Required();
+            sub.Add("seq", a->seq, "The event's seq").Required();
+            sub.Flag("--json", a->json, "Print dsh's traceEvent shape");
+            sub.Footer("\"replaced by\" follows surface replacements (compaction, pruning) to the final replacer;\n"
                        "\"cites\" is the event's sourceEventSeqs; neither is followed transitively.");
             return [&ctx, a] { return Run(ctx, *a); };
           }};

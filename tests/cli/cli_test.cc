@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <utility>
 
 #include "tests/test_util.h"
 
@@ -48,6 +49,43 @@ TEST_F(CliTest, TypoGetsDidYouMean) {
 }
 
 TEST_F(CliTest, MissingArgumentIsAUsageError) { EXPECT_EQ(Retrace("export").code, 2); }
+
+// Each rule an option follows, broken on the command line: exit 2 and a
+// message naming the option and what is wrong, before the command runs.
+TEST_F(CliTest, OptionRulesAreUsageErrorsNamingTheOption) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"replay s --format bogus", "--format: bogus not in {cards,transcript,text,html}"},
+      {"acp --page-size 0", "--page-size: Value 0 not in range 1 to 10000"},
+      {"mcp --shutdown-grace 3601", "--shutdown-grace: Value 3601 not in range"},
+      {"query --timeout 0 'SELECT 1'", "--timeout: Value 0 is not a positive number"},
+      {"query --timeout inf 'SELECT 1'", "--timeout: Value inf is not a positive number"},
+      {"replay s --presenters-timeout x", "--presenters-timeout: Value x is not a number"},
+      {"check --fuzz -1 x", "--fuzz: Value -1 is not zero or a positive number"},
+      {"sdk --schemas /nonexistent/schemas.json", "--schemas: File does not exist"},
+      {"check --update-golden x", "--update-golden requires --golden"},
+      {"query --json --csv 'SELECT 1'", "--json excludes --csv"},
+      {"show s notanumber", "Could not convert: seq = notanumber"},
+      {"--durability sometimes sessions", "--durability: sometimes not in {full,normal}"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Outcome r = Retrace(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_THAT(r.out, HasSubstr(message)) << args;
+  }
+  EXPECT_EQ(Retrace("check --fuzz 0 " + FixturePath("c01-fs-read.jsonl")).code, 0);
+}
+
+TEST_F(CliTest, VersionAndHelpExitZeroAndTheHelpShowsTheRules) {
+  const Outcome version = Retrace("--version");
+  EXPECT_EQ(version.code, 0);
+  EXPECT_THAT(version.out, HasSubstr("retrace "));
+  const Outcome help = Retrace("check --help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_THAT(help.out, HasSubstr("--fuzz INT:NONNEGATIVE"));
+  EXPECT_THAT(help.out, HasSubstr("--update-golden Needs: --golden"));
+  EXPECT_THAT(help.out, HasSubstr("inputs TEXT ... REQUIRED"));
+  EXPECT_THAT(Retrace("mcp --help").out, HasSubstr("--max-frame-bytes UINT:UINT in [1024 - 1073741824]"));
+}
 
 TEST_F(CliTest, ImportListExportRoundTrip) {
   Outcome imported = Retrace("import " + FixturePath("c01-fs-read.jsonl") + " " + FixturePath("s2-interrupted-tool.crashed.jsonl"));

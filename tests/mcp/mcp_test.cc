@@ -349,6 +349,13 @@ TEST_F(McpTest, SigkillLeavesACrashThatTheNextConnectionRepairs) {
   EXPECT_THAT(retrace::testing::ReadFile(dir_ / "err.txt"), HasSubstr("closed a turn a crash left open"));
 }
 
+// Shell: waits (up to 10 s) until process $pid is gone. SIGKILL is delivered
+// after kill(1) returns, and a process not our child cannot be waited for.
+// Until its last thread has exited it holds its journal's lock (the leader
+// may show as a zombie before that), and an open leaves a live journal alone;
+// its parent, a shell, reaps it at once.
+constexpr char kUntilGone[] = "for i in $(seq 1000); do kill -0 $pid 2>/dev/null || break; sleep 0.01; done";
+
 TEST_F(McpTest, AtNormalDurabilityEveryAnsweredCallSurvivesSigkill) {
   WriteFile(dir_ / "in.jsonl", GlobCalls(3));
   const std::string pidfile = dir_ / "pid", out = dir_ / "out.txt";
@@ -357,7 +364,7 @@ TEST_F(McpTest, AtNormalDurabilityEveryAnsweredCallSurvivesSigkill) {
   Shell("{ (cat " + (dir_ / "in.jsonl") + "; sleep 5) | sh -c 'echo $$ > " + pidfile + "; exec " + kRetrace +
         " --db " + Db() + " --durability normal mcp --workspace " + Workspace() + " --session s1 >" + out +
         " 2>/dev/null'; } >/dev/null 2>&1 & for i in $(seq 100); do grep -q '\"id\":3' " + out +
-        " 2>/dev/null && break; sleep 0.05; done; pid=$(cat " + pidfile + "); kill -KILL $pid; wait $pid");
+        " 2>/dev/null && break; sleep 0.05; done; pid=$(cat " + pidfile + "); kill -KILL $pid; " + kUntilGone);
   ASSERT_THAT(retrace::testing::ReadFile(out), HasSubstr(R"("id":3)"));
   const std::string events = Retrace("events s1").out;  // the open folds what the journal holds
   size_t results = 0;

@@ -13,6 +13,10 @@
 #include <string>
 #include <vector>
 
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/signal_set.hpp>
+
 #include "engine/json/value.h"
 #include "rpc/line_io.h"
 

@@ -37,7 +37,7 @@ Command AcpCommand() {
             sub.Add("--page-size", opt->page_size, "Sessions per session/list page (default 100)")
                 .InRange(1, 10000);
             sub.Add("--max-frame-bytes", opt->max_frame_bytes,
-                           "Longest message accepted; a longer line is dropped and answered with an error (default 16 MiB)")
+                    "Longest message accepted; a longer line is dropped and answered with an error (default 16 MiB)")
                 .InRange(size_t{1024}, size_t{1} << 30);
             sub.Footer(
                 "ACP v1 over stdio: one JSON-RPC message per line on stdin and stdout; logs go to stderr.\n"

@@ -4,16 +4,16 @@ namespace retrace::cli {
 
 void AddCodeModeOption(Options sub, CodeModeOption& o) {
   sub.Add("--tools-mode", o.mode,
-                 "How the model is given the tools: native (default), code (only run_code, which runs a program "
-                 "calling them) or both")
+          "How the model is given the tools: native (default), code (only run_code, which runs a program "
+          "calling them) or both")
       .OneOf({"native", "code", "both"});
   sub.Add("--code-runtime", o.language, "The language run_code programs are written in: typescript (default, "
-                                               "Node 22.13 or later) or python (python3)")
+                                        "Node 22.13 or later) or python (python3)")
       .OneOf({"typescript", "python"});
   sub.Add("--code-runtime-bin", o.interpreter, "The node or python3 binary to run programs with (default: found on PATH)");
   sub.Add("--code-sandbox", o.sandbox,
-                 "bwrap (default: bubblewrap — no network, a read-only file system, a private /tmp; the workspace "
-                 "changes only through the tools) or none (programs run with your user's rights)")
+          "bwrap (default: bubblewrap — no network, a read-only file system, a private /tmp; the workspace "
+          "changes only through the tools) or none (programs run with your user's rights)")
       .OneOf({"bwrap", "none"});
 }
 

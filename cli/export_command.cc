@@ -41,8 +41,8 @@ Command ExportCommand() {
             sub.Add("-o,--output", a->output, kOutputFileHelp);
             sub.Flag("--zstd", a->zstd, "Write checksummed zstd frames, as dsh's zstd backend does");
             sub.Add("--dsh-root", a->dsh_root,
-                           "Write into a dsh root: DIR/<projectKey(cwd)>/<encodeSegment(id)>/session.jsonl[.zstd]; "
-                           "never overwrites");
+                    "Write into a dsh root: DIR/<projectKey(cwd)>/<encodeSegment(id)>/session.jsonl[.zstd]; "
+                    "never overwrites");
             return [&ctx, a] { return Run(ctx, *a); };
           }};
 }

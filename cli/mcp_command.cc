@@ -54,17 +54,17 @@ Command McpCommand() {
           [](Options sub, Context& ctx) -> Handler {
             auto opt = std::make_shared<McpOptions>();
             sub.Add("--workspace", opt->session.workspace,
-                           "Directory the built-in tools work in and are confined to (default: the current directory)");
+                    "Directory the built-in tools work in and are confined to (default: the current directory)");
             sub.Add("--session", opt->session.session_id,
-                           "Session id: a new session (default: a fresh UUID), or an existing one to continue; a turn "
-                           "a crash left open is closed first");
+                    "Session id: a new session (default: a fresh UUID), or an existing one to continue; a turn "
+                    "a crash left open is closed first");
             sub.Add("--max-parallel", opt->session.max_parallel, "Concurrency-safe calls that may run at once")
                 .InRange(1, 1000);
             sub.Add("--max-frame-bytes", opt->max_frame_bytes,
-                           "Longest message accepted; a longer line is dropped and answered with an error (default 16 MiB)")
+                    "Longest message accepted; a longer line is dropped and answered with an error (default 16 MiB)")
                 .InRange(size_t{1024}, size_t{1} << 30);
             sub.Add("--shutdown-grace", opt->shutdown_grace_s,
-                           "Seconds calls may finish after SIGTERM before they are aborted (default 5)")
+                    "Seconds calls may finish after SIGTERM before they are aborted (default 5)")
                 .InRange(0.0, 3600.0);
             AddCodeModeOption(sub, opt->code);
             sub.Footer(

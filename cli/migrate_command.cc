@@ -79,8 +79,8 @@ Command MigrateCommand() {
             sub.Flag("--dry-run", *dry_run, "List the migrations that would be applied, change nothing");
             sub.Flag("--no-backup", *no_backup, "Do not copy the database before migrating it");
             sub.Add("--rewrite", *rewrite,
-                           "Copy the store into this new file with every payload upcast to the current shapes,"
-                           " verified by replay");
+                    "Copy the store into this new file with every payload upcast to the current shapes,"
+                    " verified by replay");
             sub.Footer("Before migrating, the database is copied with SQLite's online backup to\n"
                        "<db>.v<version>-<time>.bak. All pending migrations then run in one transaction, each\n"
                        "recorded with a checksum in schema_migrations: a failure or a kill leaves the old\n"

@@ -8,15 +8,15 @@ namespace retrace::cli {
 
 void AddPresentersOption(Options sub, PresentersOption& o) {
   sub.Add("--presenters-cmd", o.command,
-                 "Present every call with the presenters of this program instead of the built-in ones:\n"
-                 "run by /bin/sh, it answers JSON-RPC lines on stdin/stdout (docs/REPLAY-STABILITY.md,\n"
-                 "\"External presenters\"). adapters/dsh-presenters.mjs serves dsh tool packages");
+          "Present every call with the presenters of this program instead of the built-in ones:\n"
+          "run by /bin/sh, it answers JSON-RPC lines on stdin/stdout (docs/REPLAY-STABILITY.md,\n"
+          "\"External presenters\"). adapters/dsh-presenters.mjs serves dsh tool packages");
   sub.Add("--presenters-timeout", o.timeout_s,
-                 "Seconds the program has for each answer before that call counts as failed (default 10)")
+          "Seconds the program has for each answer before that call counts as failed (default 10)")
       .Positive();
   sub.Add("--tools-mode", o.tools_mode,
-                 "The deployment the sessions were recorded in: native (default) or code/both, where run_code\n"
-                 "calls show run_code's own card (as `retrace run --tools-mode code` recorded them)")
+          "The deployment the sessions were recorded in: native (default) or code/both, where run_code\n"
+          "calls show run_code's own card (as `retrace run --tools-mode code` recorded them)")
       .OneOf({"native", "code", "both"});
 }
 

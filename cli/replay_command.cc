@@ -76,10 +76,10 @@ Command ReplayCommand() {
                 .OneOf({"cards", "transcript", "text", "html"});
             sub.Add("-o,--output", a->output, kOutputFileHelp);
             sub.Add("--threads", a->threads,
-                           "Cards from a log file (up to 64 MiB) or a stored session (up to 256k events): cut it\n"
-                           "where turns start into up to N pieces of at least 1 MiB or 4096 events, replayed side\n"
-                           "by side (the document is the one a single thread writes). 1: one piece. Default: one\n"
-                           "per core");
+                    "Cards from a log file (up to 64 MiB) or a stored session (up to 256k events): cut it\n"
+                    "where turns start into up to N pieces of at least 1 MiB or 4096 events, replayed side\n"
+                    "by side (the document is the one a single thread writes). 1: one piece. Default: one\n"
+                    "per core");
             AddPresentersOption(sub, a->presenters);
             sub.Footer(
                 "cards       one JSON document {sessionId, calls:[{callId, name, args, pending, result, isError,\n"

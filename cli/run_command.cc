@@ -48,10 +48,10 @@ Command RunCommand() {
             auto opt = std::make_shared<RunOptions>();
             sub.Add("script", opt->script, "Script file (JSONL; see docs/RUN_SCRIPTS.md)").Required();
             sub.Add("--session", opt->session,
-                           "Session id: a new session (default: a fresh UUID), or an existing one to continue; a turn "
-                           "a crash left open is closed first");
+                    "Session id: a new session (default: a fresh UUID), or an existing one to continue; a turn "
+                    "a crash left open is closed first");
             sub.Add("--workspace", opt->workspace,
-                           "Directory the built-in tools work in and are confined to (default: the current directory)");
+                    "Directory the built-in tools work in and are confined to (default: the current directory)");
             sub.Add("--max-parallel", opt->max_parallel, "Concurrency-safe calls that may run at once")
                 .InRange(1, 1000);
             AddCodeModeOption(sub, opt->code);

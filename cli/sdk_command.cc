@@ -45,8 +45,8 @@ Command SdkCommand() {
             sub.Add("--language", a->language, "typescript (default) or python: the code runtime's language")
                 .OneOf({"typescript", "python"});
             sub.Add("--schemas", a->schemas,
-                           "A JSON array of {name, description, parameters, output} to declare instead of the "
-                           "built-in tools (the input of dsh's renderToolsSdk)")
+                    "A JSON array of {name, description, parameters, output} to declare instead of the "
+                    "built-in tools (the input of dsh's renderToolsSdk)")
                 .ExistingFile();
             sub.Add("-o,--output", a->output, kOutputFileHelp);
             sub.Footer(

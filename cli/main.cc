@@ -57,7 +57,7 @@ int Main(int argc, char** argv) {
   program.Add("--durability", durability, "fsync policy for writes: full (default) or normal; see README")
       .OneOf({"full", "normal"});
   program.Footer("Exit codes: 0 ok, 1 failure, 2 usage, 3 corrupt input, 4 conflict/busy, 5 unsupported version, "
-             "6 not found.\nRun 'retrace <command> --help' for a command's options.\n");
+                 "6 not found.\nRun 'retrace <command> --help' for a command's options.\n");
 
   std::map<std::string, Handler, std::less<>> handlers;
   for (const Command& c : Commands()) {

@@ -147,11 +147,15 @@ TEST_F(HostTest, KilledHostLeavesACallThatReopeningRepairsToOutcomeUnknown) {
 )");
   const pid_t pid = Spawn({kTestHost, Db(), script, "crash"});
   ASSERT_GT(pid, 0);
-  // Wait until the slow call's tool/call is durable, then kill the host mid-body.
+  // Wait until the fast call's result and the slow call's tool/call are both durable, then kill the
+  // host mid-body. The batch runs the two calls side by side, so c2's tool/call can be visible before
+  // c1's result: waiting for c2 alone once killed the host before c1 had settled.
   bool started = false;
   for (int i = 0; i < 500 && !started; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    started = Retrace("events crash").out.find("tool/call            sleep c2") != std::string::npos;
+    const std::string seen = Retrace("events crash").out;
+    started = seen.find("tool/call            sleep c2") != std::string::npos &&
+              seen.find("tool/result          c1") != std::string::npos;
   }
   ASSERT_TRUE(started) << Retrace("events crash").out;
   ASSERT_EQ(kill(pid, SIGKILL), 0);

@@ -55,7 +55,6 @@ Result<Event> ParseEvent(std::string_view text);
 // each earlier than the event and non-empty except on assistant/message.
 Status CheckEnvelopeRules(const Event& event);
 
-json::Value EventToJson(const Event& event, EnvelopeOrder order = EnvelopeOrder::kLiveAppend);
 std::string SerializeEvent(const Event& event, EnvelopeOrder order = EnvelopeOrder::kLiveAppend);
 
 }  // namespace retrace::log

@@ -1,7 +1,6 @@
 #include "engine/log/surface_fold.h"
 
 #include <algorithm>
-#include <functional>
 #include <string>
 
 #include "engine/json/value.h"
@@ -13,40 +12,61 @@ namespace {
 
 using json::Value;
 
-// A copy of `v` without member `skip`, whose other members are copied by `copy`.
-Value CopyWithout(const Value& v, std::string_view skip, const std::function<Value(const Value::Member&)>& copy) {
-  Value out = Value::MakeObject();
-  for (const auto& m : v.as_object()) {
-    if (m.first != skip) out.as_object().emplace_back(m.first, copy(m));
+// Appends `object`'s JSON text without its member `skip` (none when empty),
+// each other member's value written by `write`.
+template <typename Write>
+void AppendObjectWithout(std::string& out, const Value& object, std::string_view skip, Write write) {
+  out.push_back('{');
+  bool first = true;
+  for (const auto& [key, value] : object.as_object()) {
+    if (!skip.empty() && key == skip) continue;
+    if (!first) out.push_back(',');
+    first = false;
+    json::AppendQuoted(out, key);
+    out.push_back(':');
+    write(key, value);
   }
-  return out;
+  out.push_back('}');
 }
 
-// data with message.content[0].content removed: what a content-only rewrite
-// keeps. Copies everything but that (possibly large) content.
-Value WithoutResultContent(const Value& data) {
-  if (!data.is_object()) return data;
-  return CopyWithout(data, "", [](const Value::Member& m) -> Value {
-    if (m.first != "message" || !m.second.is_object()) return m.second;
-    return CopyWithout(m.second, "", [](const Value::Member& mm) -> Value {
-      if (mm.first != "content" || !mm.second.is_array() || mm.second.as_array().empty()) return mm.second;
-      Value::Array blocks;
-      for (size_t i = 0; i < mm.second.as_array().size(); ++i) {
-        const Value& b = mm.second.as_array()[i];
-        blocks.push_back(i == 0 && b.is_object() ? CopyWithout(b, "content", [](const Value::Member& x) { return x.second; }) : b);
+// The JSON text of `data` with message.content[0].content left out: what a
+// content-only rewrite keeps. Written from the tree as it stands (no copy of
+// it), skipping that (possibly large) content.
+void AppendWithoutResultContent(std::string& out, const Value& data) {
+  if (!data.is_object()) return json::AppendSerialized(out, data);
+  AppendObjectWithout(out, data, "", [&](const std::string& key, const Value& message) {
+    if (key != "message" || !message.is_object()) return json::AppendSerialized(out, message);
+    AppendObjectWithout(out, message, "", [&](const std::string& mkey, const Value& content) {
+      if (mkey != "content" || !content.is_array() || content.as_array().empty()) {
+        return json::AppendSerialized(out, content);
       }
-      return Value(std::move(blocks));
+      out.push_back('[');
+      const Value::Array& blocks = content.as_array();
+      for (size_t i = 0; i < blocks.size(); ++i) {
+        if (i > 0) out.push_back(',');
+        if (i == 0 && blocks[i].is_object()) {
+          AppendObjectWithout(out, blocks[i], "content",
+                              [&](const std::string&, const Value& v) { json::AppendSerialized(out, v); });
+        } else {
+          json::AppendSerialized(out, blocks[i]);
+        }
+      }
+      out.push_back(']');
     });
   });
 }
 
 // Two independent 64-bit hashes of the content-stripped data's JSON text.
 void Fingerprint(const Value& data, uint64_t out[2]) {
-  const std::string text = json::Serialize(WithoutResultContent(data));
+  thread_local std::string text;  // keeps its capacity: one per tool/result otherwise
+  text.clear();
+  AppendWithoutResultContent(text, data);
   out[0] = std::hash<std::string>{}(text);
   uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
   out[1] = h;
+  constexpr size_t kKeep = size_t{1} << 20;
+  if (text.capacity() > kKeep) std::string().swap(text);
 }
 
 std::string MessageIdOf(const Value& data) {

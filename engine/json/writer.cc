@@ -179,7 +179,19 @@ std::string FormatNumber(double d) {
 }
 
 void AppendSerialized(std::string& out, const Value& root) {
+  // The open containers. Kept per thread with its capacity: a fresh stack
+  // grew by doubling, several allocations for every value written, and
+  // values are written by the thousand (events, cards, answers).
+  thread_local std::vector<Frame> frames;
   std::vector<Frame> stack;
+  stack.swap(frames);  // taken, so that a nested call (none today) would start its own
+  stack.clear();
+  struct GiveBack {
+    std::vector<Frame>& stack;
+    ~GiveBack() {
+      if (stack.capacity() <= 4096) stack.swap(frames);
+    }
+  } give_back{stack};
   const Value* v = &root;
   while (true) {
     // Write `v`; containers are opened and pushed.

@@ -5,11 +5,13 @@
 #ifndef RETRACE_ENGINE_RUNTIME_SCOPE_H_
 #define RETRACE_ENGINE_RUNTIME_SCOPE_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
+
+#include <boost/container/small_vector.hpp>
 
 namespace retrace::runtime {
 
@@ -26,9 +28,13 @@ class Scope {
   uint64_t id() const { return id_; }
 
   // This scope's chain, farthest ancestor first, ending with this scope.
-  std::vector<const Scope*> Chain() const {
-    std::vector<const Scope*> chain;
-    for (const Scope* s = this; s != nullptr; s = s->parent_.get()) chain.insert(chain.begin(), s);
+  // Inline for chains of up to eight: every call resolves its tool through
+  // it, and agents nest a few levels at most.
+  using ChainList = boost::container::small_vector<const Scope*, 8>;
+  ChainList Chain() const {
+    ChainList chain;
+    for (const Scope* s = this; s != nullptr; s = s->parent_.get()) chain.push_back(s);
+    std::reverse(chain.begin(), chain.end());
     return chain;
   }
 

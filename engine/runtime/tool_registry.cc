@@ -124,7 +124,7 @@ struct ToolRegistry::State {
   // (Get: no map is built). Caller holds mu.
   template <typename Put>
   void Resolve(const ScopePtr& scope, const std::string_view* only, Put&& put) const {
-    const std::vector<const Scope*> chain = scope ? scope->Chain() : std::vector<const Scope*>{};
+    const Scope::ChainList chain = scope ? scope->Chain() : Scope::ChainList{};
     auto admitted = [&](const std::string& name) {
       return std::all_of(chain.begin(), chain.end(), [&](const Scope* s) {
         const Layer* l = LayerOf(s->id());

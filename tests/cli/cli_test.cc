@@ -6,6 +6,9 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <utility>
 
 #include "tests/test_util.h"
@@ -371,6 +374,34 @@ TEST_F(CliTest, MigrateBacksUpTheOldDatabaseThenMigratesIt) {
   EXPECT_THAT(Retrace("sessions").out, HasSubstr("c06-errors-policy"));
   EXPECT_THAT(Retrace("audit tools").out, HasSubstr("read"));
   EXPECT_THAT(Retrace("migrate").out, ::testing::Not(HasSubstr("backup")));  // nothing pending: no copy
+}
+
+TEST_F(CliTest, ARecordedSessionsGeneratedIdsAreDistinctVersion4Uuids) {
+  const std::string script = dir_ / "s.jsonl";
+  retrace::testing::WriteFile(script, R"({"op":"prompt","text":"x"}
+{"op":"assistant","text":"a","toolCalls":[{"id":"c1","name":"glob","arguments":"{\"pattern\":\"*\"}"}]}
+{"op":"assistant","text":"b"}
+)");
+  ASSERT_EQ(Retrace("run " + script).code, 0);
+  Outcome exported = Retrace("query \"SELECT json_extract(json, '$.data.message.id') AS id FROM v_events"
+                             " WHERE json_extract(json, '$.data.message.id') IS NOT NULL"
+                             " UNION ALL SELECT session_id FROM v_sessions\" --csv");
+  ASSERT_EQ(exported.code, 0) << exported.out;
+  std::set<std::string> ids;
+  std::istringstream lines(exported.out);
+  std::string line;
+  std::getline(lines, line);  // the header
+  const std::regex v4("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
+  int n = 0;
+  while (std::getline(lines, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    ++n;
+    EXPECT_TRUE(std::regex_match(line, v4)) << line;
+    ids.insert(line);
+  }
+  EXPECT_GE(n, 4);  // the session, two assistant messages, the tool result
+  EXPECT_EQ(ids.size(), static_cast<size_t>(n));
 }
 
 TEST_F(CliTest, AuditsQueriesAndSearchOverARecordedSessionAndFixtures) {

@@ -181,17 +181,10 @@ std::string FormatNumber(double d) {
 void AppendSerialized(std::string& out, const Value& root) {
   // The open containers. Kept per thread with its capacity: a fresh stack
   // grew by doubling, several allocations for every value written, and
-  // values are written by the thousand (events, cards, answers).
-  thread_local std::vector<Frame> frames;
-  std::vector<Frame> stack;
-  stack.swap(frames);  // taken, so that a nested call (none today) would start its own
+  // values are written by the thousand (events, cards, answers). Nothing
+  // below calls out, so a call never meets another's stack.
+  thread_local std::vector<Frame> stack;
   stack.clear();
-  struct GiveBack {
-    std::vector<Frame>& stack;
-    ~GiveBack() {
-      if (stack.capacity() <= 4096) stack.swap(frames);
-    }
-  } give_back{stack};
   const Value* v = &root;
   while (true) {
     // Write `v`; containers are opened and pushed.
@@ -225,8 +218,10 @@ void AppendSerialized(std::string& out, const Value& root) {
       }
       break;
     }
-    if (v == nullptr) return;
+    if (v == nullptr) break;
   }
+  constexpr size_t kKeep = 4096;  // a rare deep value does not pin its depth
+  if (stack.capacity() > kKeep) std::vector<Frame>().swap(stack);
 }
 
 std::string Serialize(const Value& value) {

@@ -18,9 +18,11 @@ using json::Value;
 constexpr std::array<std::string_view, 10> kToolKinds = {"read",    "edit",  "delete", "move",        "search",
                                                          "execute", "think", "fetch",  "switch_mode", "other"};
 
+// "m" and the row's seq as JavaScript writes it (a row from a log holds a
+// safe integer; a hostile one may hold 1e59, which no int64 can).
 std::string MessageId(const Value& row) {
   const Value* seq = Get(row, "seq");
-  return "m" + std::to_string(seq && seq->is_number() ? static_cast<int64_t>(seq->as_number()) : 0);
+  return "m" + (seq && seq->is_number() ? json::FormatNumber(seq->as_number()) : std::string("0"));
 }
 
 Value Text(std::string text) { return Value::MakeObject({{"type", "text"}, {"text", std::move(text)}}); }

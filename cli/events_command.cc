@@ -41,8 +41,8 @@ std::string Detail(const store::StoredEvent& e) {
   }
   if (e.type == log::kTurnStart || e.type == log::kTurnEnd || e.type == log::kStepStart || e.type == log::kStepEnd) {
     std::string d;
-    if (const json::Value* t = data->Find("turn"); t != nullptr && t->is_number()) d += "turn " + std::to_string(static_cast<int64_t>(t->as_number()));
-    if (const json::Value* s = data->Find("step"); s != nullptr && s->is_number()) d += " step " + std::to_string(static_cast<int64_t>(s->as_number()));
+    if (const json::Value* t = data->Find("turn"); t != nullptr && t->is_number()) d += "turn " + json::Num(t);
+    if (const json::Value* s = data->Find("step"); s != nullptr && s->is_number()) d += " step " + json::Num(s);
     if (const json::Value* r = data->Find("reason"); r != nullptr) d += " " + json::Str(r->Find("kind"));
     return d;
   }

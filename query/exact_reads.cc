@@ -44,6 +44,10 @@ Result<Replacements> LoadReplacements(store::EventStore& store, int64_t key) {
     ASSIGN_OR_RETURN(Value seqs, json::Parse(*seqs_text));
     if (!seqs.is_array()) return Status::Corruption(store.path() + ": replacements row at seq " + std::to_string(seq) + " holds no seq list");
     for (const Value& s : seqs.as_array()) {
+      if (!s.is_safe_integer()) {
+        return Status::Corruption(store.path() + ": replacements row at seq " + std::to_string(seq) +
+                                  " holds a seq that is not an integer");
+      }
       const auto shadowed = static_cast<int64_t>(s.as_number());
       r.replaced_by[shadowed] = seq;
       r.shadowed[seq].push_back(shadowed);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <tuple>
 
+#include "engine/json/lenient.h"
 #include "engine/log/event_types.h"
 #include "engine/log/tool_arguments.h"
 #include "engine/log/turn_closers.h"
@@ -15,10 +16,7 @@ namespace {
 using json::Value;
 using Stage = ToolRuntime::Stage;
 
-int64_t Int(const Value& data, std::string_view key) {
-  const Value* v = data.Find(key);
-  return v && v->is_number() ? static_cast<int64_t>(v->as_number()) : 0;
-}
+int64_t Int(const Value& data, std::string_view key) { return json::SafeInt(data.Find(key)).value_or(0); }
 
 // Applies one normalized splice (dsh-agent's Array.splice) to a pending list.
 void ApplySplice(std::vector<Value>& list, const Value& data) {

@@ -82,6 +82,14 @@ TEST(RowUpdatesTest, ChunksOfTwoMessagesNeverShareAnId) {
   EXPECT_TRUE(Updates(R"({"seq":1,"kind":"turn","turn":0})").empty());
 }
 
+TEST(RowUpdatesTest, ASeqNoIntegerHoldsStillNamesItsMessage) {
+  // Found by fuzz_acp_updates: the seq was cast to int64 (undefined for 1e59).
+  EXPECT_EQ(Updates(R"({"seq":99999999999999999999999999999999999999999999999999999999998,"kind":"prompt","text":"x"})"),
+            std::vector<std::string>{
+                R"({"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"x"},"messageId":"m1e+59"})"});
+  EXPECT_THAT(Updates(R"({"seq":2.5,"kind":"prompt","text":"x"})")[0], HasSubstr(R"("messageId":"m2.5")"));
+}
+
 TEST(CursorTest, RoundTripsAndRejectsAnythingElse) {
   EXPECT_EQ(DecodeCursor(EncodeCursor("s/1 é")), "s/1 é");
   EXPECT_EQ(DecodeCursor("rc1.6"), std::nullopt);

@@ -52,6 +52,19 @@ TEST_F(ExactReadsTest, TraceFollowsACompactionBothWays) {
   EXPECT_EQ(Seqs(*replacer->Find("sourceEventSeqs")), "[4,5,2,3]");
 }
 
+TEST_F(ExactReadsTest, AReplacementsRowHoldingANonIntegerSeqIsCorruption) {
+  // Its seqs were cast to int64 unchecked: a string threw, 1e300 was undefined.
+  for (const char* seqs : {R"([2,"x"])", "[2,1e300]"}) {
+    ASSERT_TRUE(store::testing::RawDb(store_->path())
+                    .Exec(std::string("UPDATE replacements SET shadowed_seqs = '") + seqs + "' WHERE seq = 6")
+                    .ok());
+    auto traced = TraceEvent(*store_, "compacted", 2);
+    ASSERT_FALSE(traced.ok()) << seqs;
+    EXPECT_EQ(traced.status().code(), Status::Code::kCorruption);
+    EXPECT_THAT(traced.status().message(), ::testing::HasSubstr("replacements row at seq 6 holds a seq that is not an integer"));
+  }
+}
+
 TEST_F(ExactReadsTest, WindowsAreBoundedAndMissingThingsAreNamed) {
   auto window = ReadEventWindow(*store_, "compacted", 1, 5, 2);
   ASSERT_TRUE(window.ok());

@@ -12,10 +12,13 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "engine/base/status.h"
 #include "engine/json/value.h"
+#include "engine/log/event.h"
+#include "format/chunk_rows.h"
 
 namespace retrace::format {
 
@@ -38,6 +41,26 @@ class FastJsonParser {
   // never copied. Lines that pass `need` (or have no type) convert whole.
   Result<json::Value> ParseUnlessNeeded(std::string_view text, const std::function<bool(std::string_view)>& need,
                                         bool padded = false);
+
+  // A log line, for JsonlReader: `event` when the line is a plain event whose
+  // envelope is the common case — distinct keys among type, seq, time, data
+  // and optionally sourceEventSeqs (integers), surfaceOp ("append") and
+  // ignorable (true); an integer seq and time; a type that is not a chunk row's
+  // — read straight from the parse, so that no envelope value is built and
+  // taken apart again (most lines of a log). Its data is converted as
+  // ParseUnlessNeeded would (null when `need` refuses the type; `need` null:
+  // every type is needed). Anything else comes back as `value`, what
+  // ParseUnlessNeeded (or Parse) gives, for log::EventFromJson and the
+  // packed-row checks, whose verdicts and messages count: the event is the
+  // one they would make of it (a differential test holds them together).
+  // A packed chunk row that passes every row check comes back as `packed`
+  // alike (its members are not expanded; ParsePackedRow names any deviation).
+  struct Line {
+    std::optional<log::Event> event;
+    std::optional<PackedRow> packed;
+    json::Value value;  // when there is neither
+  };
+  Result<Line> ParseLine(std::string_view text, const std::function<bool(std::string_view)>* need, bool padded = false);
 
  private:
   struct Impl;

@@ -59,15 +59,26 @@ Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& is
   StorageRecord rec;
   rec.line = line_;
   // Lines come from the LineSource, which pads them (line_source.h).
-  auto parsed = need_ ? parser_.ParseUnlessNeeded(line, need_, /*padded=*/true) : parser_.Parse(line, /*padded=*/true);
+  auto parsed = parser_.ParseLine(line, need_ ? &need_ : nullptr, /*padded=*/true);
   if (!parsed.ok()) {
     issue = "corrupt session log: unparsable committed event at " + at() + " (" + parsed.status().message() + ")";
     return Status::Corruption(issue);
   }
-  const Value* type = parsed->Find("type");
+  if (parsed->event) {  // a plain event, its envelope read already
+    if (next_seq_ < 0) next_seq_ = parsed->event->seq;
+    if (parsed->event->seq != next_seq_) {
+      Status st = gap(std::to_string(parsed->event->seq));
+      return parsed->event->type == log::kTurnEnd ? Error(line_, issue) : st;
+    }
+    rec.event = std::move(*parsed->event);
+    rec.first_seq = rec.event.seq;
+    if (!need_) rec.text = std::string(line);
+    return rec;
+  }
+  const Value* type = parsed->value.Find("type");
   const bool typed = type != nullptr && type->is_string();
-  if (typed && IsChunkRowTag(type->as_string())) {
-    auto row = ParsePackedRow(*parsed);
+  if (parsed->packed || (typed && IsChunkRowTag(type->as_string()))) {
+    auto row = parsed->packed ? Result<PackedRow>(std::move(*parsed->packed)) : ParsePackedRow(parsed->value);
     if (!row.ok()) {
       issue = "corrupt session log: unparsable committed event at " + at() + " (" + row.status().message() + ")";
       return Status::Corruption(issue);
@@ -78,7 +89,7 @@ Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& is
     rec.count = row->count;
     rec.packed = std::move(row).value();
   } else {
-    const Value* seq = parsed->Find("seq");
+    const Value* seq = parsed->value.Find("seq");
     if (next_seq_ < 0 && seq != nullptr && seq->is_safe_integer() && seq->as_number() >= 0) {
       next_seq_ = static_cast<int64_t>(seq->as_number());
     }
@@ -87,7 +98,7 @@ Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& is
       // A gap on a turn/end line cannot be a torn tail.
       return typed && type->as_string() == log::kTurnEnd ? Error(line_, issue) : st;
     }
-    auto event = log::EventFromJson(std::move(parsed).value());
+    auto event = log::EventFromJson(std::move(parsed->value));
     if (!event.ok()) return Error(line_, event.status().message());
     rec.event = std::move(event).value();
     rec.first_seq = rec.event.seq;

@@ -5,6 +5,8 @@
 
 #include "engine/json/parser.h"
 #include "engine/json/writer.h"
+#include "engine/log/event_types.h"
+#include "format/chunk_rows.h"
 #include "tests/test_util.h"
 
 namespace retrace::format {
@@ -38,6 +40,100 @@ TEST(FastJsonParserTest, MatchesTheReferenceParserOnEdgeCases) {
   std::string deep(5000, '[');
   deep += std::string(5000, ']');
   ExpectSameAsReference(fast, deep);  // deeper than simdjson's limit: falls back
+}
+
+
+// ParseLine's shortcut (an event or a row read straight from the parse) must
+// give what the general road gives: log::EventFromJson of ParseUnlessNeeded's
+// value, or ParsePackedRow's row; and it must take the general road whenever
+// that road refuses the line, so that its messages are the ones a user sees.
+void ExpectLineAsGeneralRoad(FastJsonParser& fast, const std::string& text,
+                             const std::function<bool(std::string_view)>* need) {
+  auto line = fast.ParseLine(text, need);
+  auto value = need ? fast.ParseUnlessNeeded(text, *need) : fast.Parse(text);
+  ASSERT_EQ(line.ok(), value.ok()) << text;
+  if (!line.ok()) return;
+  if (line->packed) {
+    auto row = ParsePackedRow(*value);
+    ASSERT_TRUE(row.ok()) << text;
+    EXPECT_EQ(line->packed->tag, row->tag);
+    EXPECT_EQ(line->packed->seq0, row->seq0);
+    EXPECT_EQ(line->packed->time0, row->time0);
+    EXPECT_EQ(line->packed->count, row->count);
+    EXPECT_EQ(line->packed->times, row->times);
+    EXPECT_EQ(json::Serialize(line->packed->turn), json::Serialize(row->turn));
+    EXPECT_EQ(json::Serialize(line->packed->step), json::Serialize(row->step));
+    return;
+  }
+  if (!line->event) {
+    EXPECT_EQ(json::Serialize(line->value), json::Serialize(*value)) << text;
+    return;
+  }
+  const json::Value* type = value->Find("type");
+  ASSERT_FALSE(type && type->is_string() && IsChunkRowTag(type->as_string())) << text;
+  auto event = log::EventFromJson(*value);
+  ASSERT_TRUE(event.ok()) << text << ": " << event.status().message();
+  EXPECT_EQ(line->event->type, event->type);
+  EXPECT_EQ(line->event->seq, event->seq);
+  EXPECT_EQ(line->event->time, event->time);
+  EXPECT_EQ(json::Serialize(line->event->data), json::Serialize(event->data)) << text;
+  EXPECT_EQ(line->event->source_event_seqs, event->source_event_seqs);
+  EXPECT_EQ(line->event->surface_op, event->surface_op);
+  EXPECT_EQ(line->event->ignorable, event->ignorable);
+}
+
+TEST(FastJsonParserTest, AFixtureLineReadStraightIsWhatTheGeneralRoadReads) {
+  FastJsonParser fast;
+  const std::function<bool(std::string_view)> only_calls = [](std::string_view t) { return t == log::kToolCall; };
+  size_t lines = 0;
+  for (const auto& name : retrace::testing::RawFixtures()) {
+    for (const auto& line : retrace::testing::Lines(retrace::testing::ReadFile(retrace::testing::FixturePath(name)))) {
+      ExpectLineAsGeneralRoad(fast, line, nullptr);
+      ExpectLineAsGeneralRoad(fast, line, &only_calls);
+      ++lines;
+    }
+  }
+  EXPECT_GT(lines, 100u);
+}
+
+TEST(FastJsonParserTest, AnUnusualEnvelopeOrRowTakesTheGeneralRoad) {
+  FastJsonParser fast;
+  struct Case {
+    const char* text;
+    bool straight;  // read without the general road
+  };
+  for (const Case& c : std::initializer_list<Case>{
+           {R"({"type":"turn/start","seq":3,"time":9,"data":{"turn":1}})", true},
+           {R"({"type":"tool/result","seq":3,"time":-9,"data":{},"sourceEventSeqs":[1,2],"surfaceOp":"append","ignorable":true})", true},
+           {R"({"type":"turn/start","seq":3,"time":9,"data":{},"seq":4})", false},        // a repeated key
+           {R"({"type":"turn/start","seq":3,"time":9,"data":{},"extra":1})", false},      // an unknown key
+           {R"({"type":"turn/start","seq":3.0,"time":9,"data":{}})", false},               // an integer as a double
+           {R"({"type":"turn/start","seq":-1,"time":9,"data":{}})", false},
+           {R"({"type":"turn/start","seq":9007199254740992,"time":9,"data":{}})", false},  // beyond safe integers
+           {R"({"type":"turn/start","seq":3,"data":{}})", false},                          // no time
+           {R"({"type":"turn/start","seq":3,"time":9})", false},                           // no data
+           {R"({"type":7,"seq":3,"time":9,"data":{}})", false},
+           {R"({"type":"x","seq":3,"time":9,"data":{},"ignorable":false})", false},
+           {R"({"type":"x","seq":3,"time":9,"data":{},"surfaceOp":{"op":"replace","start":1,"end":2}})", false},
+           {R"({"type":"x","seq":3,"time":9,"data":{},"sourceEventSeqs":[1,-2]})", false},
+           {R"({"type":"text-chunks","seq":3,"time":9,"data":{}})", false},                // a row tag on an event
+           {R"({"type":"text-chunks","seq0":3,"time0":9,"data":{"turn":1,"step":1,"index":0,"dt":[2],"texts":["a","b"]}})", true},
+           {R"({"type":"tool-call-chunks","seq0":3,"time0":9,"data":{"turn":1,"step":1,"index":0,"id":"c","name":"n","dt":[1,1],"args":["a","b","c"]}})", true},
+           {R"({"type":"text-chunks","seq0":3,"time0":9,"data":{"turn":1,"step":1,"index":0,"dt":[2.0],"texts":["a","b"]}})", false},
+           {R"({"type":"text-chunks","seq0":3,"time0":9,"data":{"turn":1,"step":1,"index":0,"dt":[],"texts":["a","b"]}})", false},
+           {R"({"type":"text-chunks","seq0":3,"time0":9,"data":{"turn":1,"step":1,"index":0,"dt":[1],"texts":["a",2]}})", false},
+           {R"({"type":"text-chunks","seq0":3,"time0":9,"data":{"turn":1,"step":1,"index":0,"index":0,"dt":[1],"texts":["a","b"]}})", false},
+           {R"({"type":"tool-call-chunks","seq0":3,"time0":9,"data":{"turn":1,"step":1,"index":0,"id":4,"dt":[1],"args":["a","b"]}})", false},
+           {R"({"type":"text-chunks","seq0":9007199254740991,"time0":9,"data":{"turn":1,"step":1,"index":0,"dt":[1],"texts":["a","b"]}})", false},
+           {R"([1,2])", false},
+           {R"({"type":"x","seq":3,"time":9,"data":"\ud800"})", false},  // simdjson refuses a lone surrogate
+       }) {
+    auto line = fast.ParseLine(c.text, nullptr);
+    ASSERT_TRUE(line.ok()) << c.text;
+    EXPECT_EQ(line->event.has_value() || line->packed.has_value(), c.straight) << c.text;
+    ExpectLineAsGeneralRoad(fast, c.text, nullptr);
+  }
+  EXPECT_FALSE(fast.ParseLine("{\"type\":", nullptr).ok());
 }
 
 }  // namespace

@@ -11,6 +11,8 @@ namespace {
 
 using json::Value;
 
+constexpr int64_t kMaxSafe = 9007199254740991;  // Number.MAX_SAFE_INTEGER
+
 // Recursion is bounded by simdjson's maximum depth (1024). With `blank`,
 // strings convert as "" (kinds and structure are kept, contents are not).
 Value Convert(simdjson::dom::element el, bool blank = false) {
@@ -40,26 +42,6 @@ Value Convert(simdjson::dom::element el, bool blank = false) {
   return Value();
 }
 
-}  // namespace
-
-struct FastJsonParser::Impl {
-  simdjson::dom::parser parser;
-};
-
-FastJsonParser::FastJsonParser() : impl_(std::make_unique<Impl>()) {}
-FastJsonParser::~FastJsonParser() = default;
-
-static_assert(LineSource::kLinePadding >= simdjson::SIMDJSON_PADDING);
-
-Result<Value> FastJsonParser::Parse(std::string_view text, bool padded) {
-  simdjson::dom::element doc;
-  // realloc_if_needed: unless padded, the text is copied into a padded buffer.
-  if (impl_->parser.parse(text.data(), text.size(), !padded).get(doc) != simdjson::SUCCESS) return json::Parse(text);
-  return Convert(doc);
-}
-
-namespace {
-
 // What ParseUnlessNeeded makes of a parsed line (see there).
 Value ConvertUnlessNeeded(simdjson::dom::element doc, const std::function<bool(std::string_view)>& need) {
   std::string_view type;
@@ -82,7 +64,6 @@ Value ConvertUnlessNeeded(simdjson::dom::element doc, const std::function<bool(s
 // A safe integer written as one (what log::EventFromJson accepts as an
 // integer and this path reads without a double: "5.0" or "5e0" take the general road).
 bool SafeInteger(simdjson::dom::element el, int64_t& out) {
-  constexpr int64_t kMaxSafe = 9007199254740991;  // Number.MAX_SAFE_INTEGER
   if (el.type() != simdjson::dom::element_type::INT64) return false;
   const int64_t v = el.get_int64().value_unsafe();
   if (v > kMaxSafe || v < -kMaxSafe) return false;
@@ -200,7 +181,6 @@ bool HasExactKeys(simdjson::dom::object obj, std::initializer_list<std::string_v
 // (chunk_rows.h), read straight from the parse; nullopt for anything else,
 // which ParsePackedRow then names.
 std::optional<PackedRow> ReadPackedRow(simdjson::dom::object row, std::string_view tag) {
-  constexpr int64_t kMaxSafe = 9007199254740991;
   const bool tool = tag == "tool-call-chunks";
   simdjson::dom::object data;
   PackedRow out;
@@ -249,6 +229,21 @@ std::optional<PackedRow> ReadPackedRow(simdjson::dom::object row, std::string_vi
 
 }  // namespace
 
+struct FastJsonParser::Impl {
+  simdjson::dom::parser parser;
+};
+
+FastJsonParser::FastJsonParser() : impl_(std::make_unique<Impl>()) {}
+FastJsonParser::~FastJsonParser() = default;
+
+static_assert(LineSource::kLinePadding >= simdjson::SIMDJSON_PADDING);
+
+Result<Value> FastJsonParser::Parse(std::string_view text, bool padded) {
+  simdjson::dom::element doc;
+  // realloc_if_needed: unless padded, the text is copied into a padded buffer.
+  if (impl_->parser.parse(text.data(), text.size(), !padded).get(doc) != simdjson::SUCCESS) return json::Parse(text);
+  return Convert(doc);
+}
 Result<Value> FastJsonParser::ParseUnlessNeeded(std::string_view text, const std::function<bool(std::string_view)>& need,
                                                 bool padded) {
   simdjson::dom::element doc;

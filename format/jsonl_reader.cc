@@ -48,7 +48,7 @@ Status JsonlReader::ReadHeader() {
   return Status::Ok();
 }
 
-Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& issue) {
+Status JsonlReader::Decode(std::string_view line, StorageRecord& rec, std::string& issue) {
   // dsh numbers event lines from 1 after the header; messages keep its numbering.
   auto at = [&] { return "line " + std::to_string(line_ - 1); };
   auto gap = [&](const std::string& got) {
@@ -56,8 +56,10 @@ Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& is
             ", got " + got + ")";
     return Status::Corruption(issue);
   };
-  StorageRecord rec;
   rec.line = line_;
+  rec.count = 1;
+  rec.packed.reset();
+  rec.text.clear();
   // Lines come from the LineSource, which pads them (line_source.h).
   auto parsed = parser_.ParseLine(line, need_ ? &need_ : nullptr, /*padded=*/true);
   if (!parsed.ok()) {
@@ -72,8 +74,8 @@ Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& is
     }
     rec.event = std::move(*parsed->event);
     rec.first_seq = rec.event.seq;
-    if (!need_) rec.text = std::string(line);
-    return rec;
+    if (!need_) rec.text = line;
+    return Status::Ok();
   }
   const Value* type = parsed->value.Find("type");
   const bool typed = type != nullptr && type->is_string();
@@ -88,6 +90,7 @@ Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& is
     rec.first_seq = row->seq0;
     rec.count = row->count;
     rec.packed = std::move(row).value();
+    rec.event = log::Event();
   } else {
     const Value* seq = parsed->value.Find("seq");
     if (next_seq_ < 0 && seq != nullptr && seq->is_safe_integer() && seq->as_number() >= 0) {
@@ -103,8 +106,8 @@ Result<StorageRecord> JsonlReader::Decode(std::string_view line, std::string& is
     rec.event = std::move(event).value();
     rec.first_seq = rec.event.seq;
   }
-  if (!need_) rec.text = std::string(line);
-  return rec;
+  if (!need_) rec.text = line;
+  return Status::Ok();
 }
 
 Status JsonlReader::ScanAfterIssue(int64_t issue_line, const std::string& issue, uint64_t issue_bytes) {
@@ -130,7 +133,14 @@ Status JsonlReader::ScanAfterIssue(int64_t issue_line, const std::string& issue,
 }
 
 Result<std::optional<StorageRecord>> JsonlReader::Next() {
-  if (done_) return std::optional<StorageRecord>();
+  std::optional<StorageRecord> rec(std::in_place);
+  ASSIGN_OR_RETURN(const bool got, Next(*rec));
+  if (!got) rec.reset();
+  return rec;
+}
+
+Result<bool> JsonlReader::Next(StorageRecord& rec) {
+  if (done_) return false;
   auto next = source_->NextLine();
   if (!next.ok()) return next.status().WithContext(path_);
   if (!next->has_value()) {
@@ -138,19 +148,19 @@ Result<std::optional<StorageRecord>> JsonlReader::Next() {
     if (!source_->partial_tail().empty()) {
       torn_ = TornTail{line_ + 1, source_->partial_tail().size(), "final line has no newline"};
     }
-    return std::optional<StorageRecord>();
+    return false;
   }
   ++line_;
   std::string issue;
-  auto rec = Decode(**next, issue);
-  if (rec.ok()) {
-    next_seq_ += rec->count;
-    return std::optional<StorageRecord>(std::move(rec).value());
+  const Status decoded = Decode(**next, rec, issue);
+  if (decoded.ok()) {
+    next_seq_ += rec.count;
+    return true;
   }
-  if (issue.empty()) return rec.status();  // a hard error
+  if (issue.empty()) return decoded;  // a hard error
   done_ = true;
   RETURN_IF_ERROR(ScanAfterIssue(line_, issue, (*next)->size() + 1));
-  return std::optional<StorageRecord>();
+  return false;
 }
 
 }  // namespace retrace::format

@@ -65,6 +65,9 @@ class JsonlReader {
   // The next committed record, or nullopt at the end of the committed region.
   // Errors name the file and line.
   Result<std::optional<StorageRecord>> Next();
+  // The same into `rec`, every field of which it overwrites: false at the end.
+  // A reader of many records reuses one, rather than moving each out.
+  Result<bool> Next(StorageRecord& rec);
 
   // Reads only events whose type passes `need` in full: the others are still
   // checked (read rules, seq continuity, packed-row shape) but come back with
@@ -84,7 +87,7 @@ class JsonlReader {
   // Parses one line; a non-OK result with `issue` set is a scan issue, other
   // errors are hard failures.
   // `line` is one of source_'s lines, which are padded (line_source.h).
-  Result<StorageRecord> Decode(std::string_view line, std::string& issue);
+  Status Decode(std::string_view line, StorageRecord& rec, std::string& issue);
   // Scans the rest of the file after an issue at `line`.
   Status ScanAfterIssue(int64_t issue_line, const std::string& issue, uint64_t issue_bytes);
   Status Error(int64_t line, const std::string& what) const;

@@ -56,12 +56,13 @@ Result<int64_t> ReadRecords(format::JsonlReader& reader, const std::string& path
                             UpcastingSink& upcast) {
   reader.set_type_filter(read);
   int64_t first_seq = -1;
+  format::StorageRecord record;
   while (true) {
-    ASSIGN_OR_RETURN(std::optional<format::StorageRecord> record, reader.Next());
-    if (!record) return first_seq;
-    if (first_seq < 0) first_seq = record->first_seq;
-    if (record->packed || !read(record->event.type)) continue;
-    RETURN_IF_ERROR(upcast(std::move(record->event)).WithContext(path));
+    ASSIGN_OR_RETURN(const bool got, reader.Next(record));
+    if (!got) return first_seq;
+    if (first_seq < 0) first_seq = record.first_seq;
+    if (record.packed || !read(record.event.type)) continue;
+    RETURN_IF_ERROR(upcast(std::move(record.event)).WithContext(path));
   }
 }
 

@@ -48,6 +48,40 @@ TEST(JsonlReaderTest, DecodesFixtureEventCounts) {
   EXPECT_EQ(ReadAll(FixturePath("c06-errors-policy.jsonl")).events, 287);
 }
 
+// A reader of many records reuses one: each line overwrites every field, so
+// a plain event after a packed row (or the reverse) keeps nothing of it.
+TEST(JsonlReaderTest, AReusedRecordReadsAsAFreshOneForEveryLine) {
+  for (const char* name : {"s1-tools-inject.jsonl", "c01-fs-read.jsonl"}) {
+    auto fresh = JsonlReader::Open(FixturePath(name));
+    auto reused = JsonlReader::Open(FixturePath(name));
+    ASSERT_TRUE(fresh.ok() && reused.ok());
+    StorageRecord rec;
+    int64_t packed = 0, plain = 0;
+    while (true) {
+      auto a = (*fresh)->Next();
+      auto b = (*reused)->Next(rec);
+      ASSERT_TRUE(a.ok() && b.ok());
+      ASSERT_EQ(a->has_value(), *b);
+      if (!*b) break;
+      const StorageRecord& want = **a;
+      EXPECT_EQ(rec.text, want.text);
+      EXPECT_EQ(rec.line, want.line);
+      EXPECT_EQ(rec.first_seq, want.first_seq);
+      EXPECT_EQ(rec.count, want.count);
+      ASSERT_EQ(rec.packed.has_value(), want.packed.has_value());
+      if (rec.packed) {
+        EXPECT_EQ(rec.packed->times, want.packed->times);
+      }
+      EXPECT_EQ(rec.event.type, want.event.type);
+      EXPECT_EQ(rec.event.seq, want.event.seq);
+      EXPECT_EQ(json::Serialize(rec.event.data), json::Serialize(want.event.data));
+      (rec.packed ? packed : plain) += 1;
+    }
+    EXPECT_GT(packed, 0) << name;
+    EXPECT_GT(plain, 0) << name;
+  }
+}
+
 TEST(JsonlReaderTest, NewlineLessFinalLineIsATornTail) {
   const ReadResult r = ReadAll(FixturePath("s2-interrupted-tool.crashed.jsonl"));
   ASSERT_TRUE(r.torn.has_value());

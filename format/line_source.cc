@@ -43,9 +43,10 @@ class RawLineSource final : public LineSource {
   bool compressed() const override { return false; }
 
  protected:
-  Result<bool> Refill(std::string& buf) override {
+  Result<bool> Refill(std::string& buf, size_t& end) override {
     if (!first_.empty()) {
-      buf += first_;
+      std::memcpy(Room(buf, end, first_.size()), first_.data(), first_.size());
+      end += first_.size();
       physical_read_ += first_.size();
       first_.clear();
       return true;
@@ -53,11 +54,9 @@ class RawLineSource final : public LineSource {
     const uint64_t left = limit_ - physical_read_;
     if (left == 0) return false;
     const size_t chunk = static_cast<size_t>(std::min<uint64_t>(kReadChunk, left));
-    const size_t old = buf.size();
-    buf.resize(old + chunk);
-    const ssize_t n = read(fd_->get(), buf.data() + old, chunk);
+    const ssize_t n = read(fd_->get(), Room(buf, end, chunk), chunk);
     if (n < 0) return ReadError(path_);
-    buf.resize(old + static_cast<size_t>(n));
+    end += static_cast<size_t>(n);
     physical_read_ += static_cast<uint64_t>(n);
     return n > 0;
   }
@@ -77,7 +76,11 @@ class ZstdLineSource final : public LineSource {
   bool compressed() const override { return true; }
 
  protected:
-  Result<bool> Refill(std::string& buf) override {
+  Result<bool> Refill(std::string& buf, size_t& end) override {
+    auto put = [&](std::string_view text) {
+      std::memcpy(Room(buf, end, text.size()), text.data(), text.size());
+      end += text.size();
+    };
     while (offset_ < bytes_.size()) {
       const std::string_view rest = std::string_view(bytes_).substr(offset_);
       ASSIGN_OR_RETURN(ZstdFrameSpan span, ScanZstdFrame(rest, offset_));
@@ -87,7 +90,7 @@ class ZstdLineSource final : public LineSource {
       if (span.kind == ZstdFrameSpan::Kind::kSkippable) continue;
       if (span.kind == ZstdFrameSpan::Kind::kTorn) {
         RETURN_IF_ERROR(RefuseIfFollowedByFrame(rest, at));
-        buf += DecompressTornFrame(rest);  // complete lines in it are still committed
+        put(DecompressTornFrame(rest));  // complete lines in it are still committed
         return true;
       }
       ASSIGN_OR_RETURN(std::string plain, DecompressFrame(rest.substr(0, span.size), at));
@@ -95,7 +98,7 @@ class ZstdLineSource final : public LineSource {
         return Status::Corruption("corrupt Zstandard session log: frame at byte " + std::to_string(at) +
                                   " ends inside a line");
       }
-      buf += plain;
+      put(plain);
       return true;
     }
     return false;
@@ -173,6 +176,12 @@ Result<std::unique_ptr<LineSource>> LineSource::Open(const std::string& path) {
   return std::unique_ptr<LineSource>(std::make_unique<ZstdLineSource>(std::move(bytes)));
 }
 
+char* LineSource::Room(std::string& buf, size_t end, size_t n) {
+  // Grows by doubling, so a long line costs a few resizes, not one per refill.
+  if (buf.size() < end + n) buf.resize(std::max(end + n, 2 * buf.size()), ' ');
+  return buf.data() + end;
+}
+
 Result<std::optional<std::string_view>> LineSource::NextLine() {
   while (true) {
     const size_t nl = std::string_view(buf_.data(), end_).find('\n', std::max(pos_, searched_));
@@ -187,14 +196,13 @@ Result<std::optional<std::string_view>> LineSource::NextLine() {
       pos_ = end_;
       return std::optional<std::string_view>();
     }
-    buf_.resize(end_);    // drop the padding
-    buf_.erase(0, pos_);  // keep only the unfinished line
+    std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);  // keep only the unfinished line
+    end_ -= pos_;
     pos_ = 0;
-    searched_ = buf_.size();
-    ASSIGN_OR_RETURN(bool more, Refill(buf_));
+    searched_ = end_;
+    ASSIGN_OR_RETURN(bool more, Refill(buf_, end_));
     eof_ = !more;
-    end_ = buf_.size();
-    buf_.append(kLinePadding, ' ');
+    Room(buf_, end_, kLinePadding);
   }
 }
 

@@ -29,7 +29,7 @@ class LineSource {
   // The next complete ('\n'-terminated) line without its '\n', valid until the
   // next call; nullopt at the end. Errors are physical corruption (zstd).
   // At least kLinePadding readable bytes follow every line in memory (the next
-  // lines, or spaces), so a SIMD parser may read past its end (FastJsonParser).
+  // lines, or scratch), so a SIMD parser may read past its end (FastJsonParser).
   Result<std::optional<std::string_view>> NextLine();
   static constexpr size_t kLinePadding = 64;
 
@@ -43,13 +43,18 @@ class LineSource {
   uint64_t physical_size() const { return physical_size_; }
 
  protected:
-  // Appends more logical text to `buf`; returns false at the end.
-  virtual Result<bool> Refill(std::string& buf) = 0;
+  // Writes more logical text into `buf` from `end` on and moves `end` past
+  // it (Room() makes the space); returns false at the end.
+  virtual Result<bool> Refill(std::string& buf, size_t& end) = 0;
+  // buf[end, end + n) to write into. The buffer only grows: bytes past the
+  // text are scratch, so a refill writes over them instead of first having
+  // them zeroed by a resize.
+  static char* Room(std::string& buf, size_t end, size_t n);
   std::atomic<uint64_t> physical_read_{0};
   uint64_t physical_size_ = 0;
 
  private:
-  std::string buf_;      // the text read so far, then kLinePadding spaces
+  std::string buf_;      // the text read so far, then at least kLinePadding scratch bytes
   size_t end_ = 0;       // where the text ends in buf_
   size_t pos_ = 0;
   size_t searched_ = 0;  // no '\n' in buf_[pos_, searched_)

@@ -120,6 +120,37 @@ TEST(JsonlReaderTest, TornZstdFrameKeepsTheCompleteLinesOfItsDecodableBlocks) {
   ASSERT_TRUE(r.torn.has_value());
 }
 
+// The raw reader fills its buffer a megabyte at a time and keeps the
+// unfinished line: lines of every size, one longer than a read, come back whole.
+TEST(JsonlReaderTest, ARawLogOfManyReadsGivesEveryLineWhole) {
+  std::vector<std::string> lines;
+  size_t bytes = 0;
+  for (int64_t n = 0; bytes < (size_t{3} << 20); ++n) {
+    const size_t size = n == 40 ? (size_t{3} << 19) : static_cast<size_t>(n * 7919 % 6000);
+    lines.push_back(R"({"type":"retrace/t","seq":)" + std::to_string(n) + R"(,"time":1,"data":{"s":")" +
+                    std::string(size, 'a' + static_cast<char>(n % 26)) + R"("},"ignorable":true})");
+    bytes += lines.back().size() + 1;
+  }
+  std::string text = retrace::testing::Lines(testing::ReadFile(FixturePath("s1-tools-inject.jsonl")))[0] + "\n";
+  for (const std::string& line : lines) text += line + "\n";
+  retrace::testing::TempDir dir;
+  testing::WriteFile(dir / "t.jsonl", text);
+  auto reader = JsonlReader::Open(dir / "t.jsonl");
+  ASSERT_TRUE(reader.ok());
+  StorageRecord rec;
+  size_t i = 0;
+  while (true) {
+    auto got = (*reader)->Next(rec);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    if (!*got) break;
+    ASSERT_LT(i, lines.size());
+    EXPECT_EQ(rec.text, lines[i]) << "line " << i;
+    ++i;
+  }
+  EXPECT_EQ(i, lines.size());
+  EXPECT_FALSE((*reader)->torn_tail().has_value());
+}
+
 TEST(JsonlReaderTest, ZstdFixtureCutInsideItsOnlyBatchBlockKeepsNoEvents) {
   retrace::testing::TempDir dir;
   const std::string bytes = testing::ReadFile(FixturePath("s1-tools-inject.node22.jsonl.zstd"));

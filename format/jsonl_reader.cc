@@ -66,6 +66,8 @@ Status JsonlReader::Decode(std::string_view line, StorageRecord& rec, std::strin
     issue = "corrupt session log: unparsable committed event at " + at() + " (" + parsed.status().message() + ")";
     return Status::Corruption(issue);
   }
+  const Value* type = parsed->value.Find("type");  // (the general road's line)
+  const bool typed = type != nullptr && type->is_string();
   if (parsed->event) {  // a plain event, its envelope read already
     if (next_seq_ < 0) next_seq_ = parsed->event->seq;
     if (parsed->event->seq != next_seq_) {
@@ -74,12 +76,7 @@ Status JsonlReader::Decode(std::string_view line, StorageRecord& rec, std::strin
     }
     rec.event = std::move(*parsed->event);
     rec.first_seq = rec.event.seq;
-    if (!need_) rec.text = line;
-    return Status::Ok();
-  }
-  const Value* type = parsed->value.Find("type");
-  const bool typed = type != nullptr && type->is_string();
-  if (parsed->packed || (typed && IsChunkRowTag(type->as_string()))) {
+  } else if (parsed->packed || (typed && IsChunkRowTag(type->as_string()))) {
     auto row = parsed->packed ? Result<PackedRow>(std::move(*parsed->packed)) : ParsePackedRow(parsed->value);
     if (!row.ok()) {
       issue = "corrupt session log: unparsable committed event at " + at() + " (" + row.status().message() + ")";

@@ -270,4 +270,14 @@ Result<FastJsonParser::Line> FastJsonParser::ParseLine(std::string_view text,
   return line;
 }
 
+Result<log::Event> FastJsonParser::ParseEvent(std::string_view text, bool padded) {
+  simdjson::dom::element doc;
+  if (impl_->parser.parse(text.data(), text.size(), !padded).get(doc) != simdjson::SUCCESS) {
+    ASSIGN_OR_RETURN(Value value, json::Parse(text));
+    return log::EventFromJson(std::move(value));
+  }
+  if (std::optional<log::Event> event = ReadPlainEvent(doc, nullptr)) return std::move(*event);
+  return log::EventFromJson(Convert(doc));
+}
+
 }  // namespace retrace::format

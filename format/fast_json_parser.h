@@ -62,6 +62,11 @@ class FastJsonParser {
   };
   Result<Line> ParseLine(std::string_view text, const std::function<bool(std::string_view)>* need, bool padded = false);
 
+  // One event's text (a stored event): read straight when it is the common
+  // case, else log::EventFromJson of Parse's value (a text that does not
+  // parse gives Parse's error).
+  Result<log::Event> ParseEvent(std::string_view text, bool padded = false);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

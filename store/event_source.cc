@@ -151,8 +151,7 @@ Status ReadStoredRange(EventStore& store, int64_t key, const Piece& range, const
   return store.ForEachRow(key, {.from_seq = range.begin, .to_seq = range.end, .need = ReadTypes(need)},
                           [&](const StoredRow& row) -> Status {
                             if (!row.packed.empty()) return Status::Ok();
-                            ASSIGN_OR_RETURN(json::Value value, parser.Parse(row.json));
-                            ASSIGN_OR_RETURN(log::Event event, log::EventFromJson(std::move(value)));
+                            ASSIGN_OR_RETURN(log::Event event, parser.ParseEvent(row.json));
                             return upcast(std::move(event));
                           });
 }

@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "engine/json/parser.h"
 #include "engine/log/upcaster.h"
 #include "format/chunk_rows.h"
+#include "format/fast_json_parser.h"
 #include "store/importer.h"
 
 namespace retrace::store {
@@ -18,14 +18,16 @@ Status WriteUpcastLog(EventStore& from, const std::string& session_id, const std
   if (f == nullptr) return Status::IoError("cannot write " + path);
   std::string out = header + "\n";
   log::Upcaster upcaster(session_id);
+  format::FastJsonParser parser;
   Status st = from.ForEachStorageLine(session_id, [&](std::string_view line) -> Status {
-    ASSIGN_OR_RETURN(json::Value v, json::Parse(line));
-    const json::Value* type = v.Find("type");
-    if (type && type->is_string() && format::IsChunkRowTag(type->as_string())) {  // stream deltas have one shape only
-      out.append(line).push_back('\n');
+    ASSIGN_OR_RETURN(format::FastJsonParser::Line parsed, parser.ParseLine(line, nullptr));
+    const json::Value* type = parsed.value.Find("type");
+    if (parsed.packed || (type && type->is_string() && format::IsChunkRowTag(type->as_string()))) {
+      out.append(line).push_back('\n');  // stream deltas have one shape only
       return Status::Ok();
     }
-    ASSIGN_OR_RETURN(log::Event e, log::EventFromJson(std::move(v)));
+    ASSIGN_OR_RETURN(log::Event e, parsed.event ? Result<log::Event>(std::move(*parsed.event))
+                                                : log::EventFromJson(std::move(parsed.value)));
     ASSIGN_OR_RETURN(bool changed, upcaster.Upcast(e));
     if (changed) {
       ++report.upcast;

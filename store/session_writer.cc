@@ -53,8 +53,7 @@ Status SessionWriter::LoadState(bool rebuild_read_model) {
       }
       return Status::Ok();
     }
-    auto parsed = parser.Parse(r.json);
-    auto e = parsed.ok() ? log::EventFromJson(std::move(parsed).value()) : Result<log::Event>(parsed.status());
+    auto e = parser.ParseEvent(r.json);
     if (!e.ok()) return e.status().WithContext("stored event at seq " + std::to_string(r.seq));
     if (!rebuild_read_model) return CheckLegacyAware(*e, upgraded).status();
     std::vector<ReadModelWrite> writes;

@@ -82,6 +82,25 @@ void ExpectLineAsGeneralRoad(FastJsonParser& fast, const std::string& text,
   EXPECT_EQ(line->event->ignorable, event->ignorable);
 }
 
+// ParseEvent gives what log::EventFromJson makes of the parsed text, error
+// messages included.
+void ExpectEventAsGeneralRoad(FastJsonParser& fast, const std::string& text) {
+  auto quick = fast.ParseEvent(text);
+  auto parsed = json::Parse(text);
+  auto general = parsed.ok() ? log::EventFromJson(*parsed) : Result<log::Event>(parsed.status());
+  ASSERT_EQ(quick.ok(), general.ok()) << text;
+  if (!quick.ok()) {
+    EXPECT_EQ(quick.status().message(), general.status().message()) << text;
+    return;
+  }
+  EXPECT_EQ(quick->type, general->type);
+  EXPECT_EQ(quick->seq, general->seq);
+  EXPECT_EQ(quick->time, general->time);
+  EXPECT_EQ(json::Serialize(quick->data), json::Serialize(general->data)) << text;
+  EXPECT_EQ(quick->source_event_seqs, general->source_event_seqs);
+  EXPECT_EQ(quick->surface_op, general->surface_op);
+}
+
 TEST(FastJsonParserTest, AFixtureLineReadStraightIsWhatTheGeneralRoadReads) {
   FastJsonParser fast;
   const std::function<bool(std::string_view)> only_calls = [](std::string_view t) { return t == log::kToolCall; };
@@ -90,6 +109,7 @@ TEST(FastJsonParserTest, AFixtureLineReadStraightIsWhatTheGeneralRoadReads) {
     for (const auto& line : retrace::testing::Lines(retrace::testing::ReadFile(retrace::testing::FixturePath(name)))) {
       ExpectLineAsGeneralRoad(fast, line, nullptr);
       ExpectLineAsGeneralRoad(fast, line, &only_calls);
+      ExpectEventAsGeneralRoad(fast, line);
       ++lines;
     }
   }
@@ -132,6 +152,7 @@ TEST(FastJsonParserTest, AnUnusualEnvelopeOrRowTakesTheGeneralRoad) {
     ASSERT_TRUE(line.ok()) << c.text;
     EXPECT_EQ(line->event.has_value() || line->packed.has_value(), c.straight) << c.text;
     ExpectLineAsGeneralRoad(fast, c.text, nullptr);
+    ExpectEventAsGeneralRoad(fast, c.text);
   }
   EXPECT_FALSE(fast.ParseLine("{\"type\":", nullptr).ok());
 }

@@ -42,19 +42,18 @@ class FastJsonParser {
   Result<json::Value> ParseUnlessNeeded(std::string_view text, const std::function<bool(std::string_view)>& need,
                                         bool padded = false);
 
-  // A log line, for JsonlReader: `event` when the line is a plain event whose
-  // envelope is the common case — distinct keys among type, seq, time, data
-  // and optionally sourceEventSeqs (integers), surfaceOp ("append") and
-  // ignorable (true); an integer seq and time; a type that is not a chunk row's
-  // — read straight from the parse, so that no envelope value is built and
-  // taken apart again (most lines of a log). Its data is converted as
-  // ParseUnlessNeeded would (null when `need` refuses the type; `need` null:
-  // every type is needed). Anything else comes back as `value`, what
-  // ParseUnlessNeeded (or Parse) gives, for log::EventFromJson and the
-  // packed-row checks, whose verdicts and messages count: the event is the
-  // one they would make of it (a differential test holds them together).
-  // A packed chunk row that passes every row check comes back as `packed`
-  // alike (its members are not expanded; ParsePackedRow names any deviation).
+  // A log line, for JsonlReader, read straight from the parse when it is the
+  // common case, so that no envelope value is built only to be taken apart:
+  //  - `event`: a plain event whose keys are distinct and among type, seq,
+  //    time, data, sourceEventSeqs (integers), surfaceOp ("append") and
+  //    ignorable (true), with an integer seq and time and a type that is not a
+  //    chunk row's. Its data is converted as ParseUnlessNeeded would (null when
+  //    `need` refuses the type; a null `need` needs every type).
+  //  - `packed`: a chunk row that passes every ParsePackedRow check.
+  //  - else `value`, what ParseUnlessNeeded (or Parse) gives, for
+  //    log::EventFromJson and ParsePackedRow, whose verdicts and messages count.
+  // What is read straight is what those two would make of the line (a
+  // differential test and the json fuzz target hold them together).
   struct Line {
     std::optional<log::Event> event;
     std::optional<PackedRow> packed;

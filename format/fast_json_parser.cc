@@ -42,7 +42,8 @@ Value Convert(simdjson::dom::element el, bool blank = false) {
   return Value();
 }
 
-// What ParseUnlessNeeded makes of a parsed line (see there).
+// The general road's value of a line when `need` may refuse its type
+// (FastJsonParser::ParseLine says how).
 Value ConvertUnlessNeeded(simdjson::dom::element doc, const std::function<bool(std::string_view)>& need) {
   std::string_view type;
   if (doc.type() != simdjson::dom::element_type::OBJECT || doc["type"].get(type) != simdjson::SUCCESS || need(type)) {
@@ -231,6 +232,12 @@ std::optional<PackedRow> ReadPackedRow(simdjson::dom::object row, std::string_vi
 
 struct FastJsonParser::Impl {
   simdjson::dom::parser parser;
+
+  // False when simdjson refuses `text` (json::Parse then has the verdict).
+  // realloc_if_needed: unless padded, the text is copied into a padded buffer.
+  bool Parse(std::string_view text, bool padded, simdjson::dom::element& doc) {
+    return parser.parse(text.data(), text.size(), !padded).get(doc) == simdjson::SUCCESS;
+  }
 };
 
 FastJsonParser::FastJsonParser() : impl_(std::make_unique<Impl>()) {}
@@ -240,22 +247,15 @@ static_assert(LineSource::kLinePadding >= simdjson::SIMDJSON_PADDING);
 
 Result<Value> FastJsonParser::Parse(std::string_view text, bool padded) {
   simdjson::dom::element doc;
-  // realloc_if_needed: unless padded, the text is copied into a padded buffer.
-  if (impl_->parser.parse(text.data(), text.size(), !padded).get(doc) != simdjson::SUCCESS) return json::Parse(text);
+  if (!impl_->Parse(text, padded, doc)) return json::Parse(text);
   return Convert(doc);
-}
-Result<Value> FastJsonParser::ParseUnlessNeeded(std::string_view text, const std::function<bool(std::string_view)>& need,
-                                                bool padded) {
-  simdjson::dom::element doc;
-  if (impl_->parser.parse(text.data(), text.size(), !padded).get(doc) != simdjson::SUCCESS) return json::Parse(text);
-  return ConvertUnlessNeeded(doc, need);
 }
 
 Result<FastJsonParser::Line> FastJsonParser::ParseLine(std::string_view text,
                                                        const std::function<bool(std::string_view)>* need, bool padded) {
   simdjson::dom::element doc;
   Line line;
-  if (impl_->parser.parse(text.data(), text.size(), !padded).get(doc) != simdjson::SUCCESS) {
+  if (!impl_->Parse(text, padded, doc)) {
     ASSIGN_OR_RETURN(line.value, json::Parse(text));
     return line;
   }
@@ -272,7 +272,7 @@ Result<FastJsonParser::Line> FastJsonParser::ParseLine(std::string_view text,
 
 Result<log::Event> FastJsonParser::ParseEvent(std::string_view text, bool padded) {
   simdjson::dom::element doc;
-  if (impl_->parser.parse(text.data(), text.size(), !padded).get(doc) != simdjson::SUCCESS) {
+  if (!impl_->Parse(text, padded, doc)) {
     ASSIGN_OR_RETURN(Value value, json::Parse(text));
     return log::EventFromJson(std::move(value));
   }

@@ -1,5 +1,6 @@
 // FastJsonParser: JSON text → json::Value through simdjson's validating DOM
-// parser (several times faster than json::Parse), for the import hot path.
+// parser (several times faster than json::Parse), for reading logs and stored
+// events.
 //
 // simdjson refuses a few inputs json::Parse accepts (lone surrogate escapes,
 // integers beyond 64 bits, nesting deeper than 1024); those fall back to
@@ -34,24 +35,19 @@ class FastJsonParser {
   // instead of copied first.
   Result<json::Value> Parse(std::string_view text, bool padded = false);
 
-  // For readers that need only some event types. A line whose string "type"
-  // fails `need` keeps its envelope; its "data" becomes null for a plain
-  // event, and, for a packed chunk row ("…-chunks"), keeps its shape with
-  // every string blanked to "" (all the row checks look at). The contents are
-  // never copied. Lines that pass `need` (or have no type) convert whole.
-  Result<json::Value> ParseUnlessNeeded(std::string_view text, const std::function<bool(std::string_view)>& need,
-                                        bool padded = false);
-
   // A log line, for JsonlReader, read straight from the parse when it is the
   // common case, so that no envelope value is built only to be taken apart:
   //  - `event`: a plain event whose keys are distinct and among type, seq,
   //    time, data, sourceEventSeqs (integers), surfaceOp ("append") and
   //    ignorable (true), with an integer seq and time and a type that is not a
-  //    chunk row's. Its data is converted as ParseUnlessNeeded would (null when
-  //    `need` refuses the type; a null `need` needs every type).
+  //    chunk row's. Its data is converted only when `need` admits its type (a
+  //    null `need` admits every type); else it is null.
   //  - `packed`: a chunk row that passes every ParsePackedRow check.
-  //  - else `value`, what ParseUnlessNeeded (or Parse) gives, for
-  //    log::EventFromJson and ParsePackedRow, whose verdicts and messages count.
+  //  - else `value`, the line as Parse gives it, for log::EventFromJson and
+  //    ParsePackedRow, whose verdicts and messages count. When `need` refuses
+  //    the line's string "type", its "data" is null for a plain event, and
+  //    for a chunk row keeps its shape with every string blanked to "" (all
+  //    the row checks look at): contents that are not needed are never copied.
   // What is read straight is what those two would make of the line (a
   // differential test and the json fuzz target hold them together).
   struct Line {

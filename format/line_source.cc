@@ -45,8 +45,7 @@ class RawLineSource final : public LineSource {
  protected:
   Result<bool> Refill(std::string& buf, size_t& end) override {
     if (!first_.empty()) {
-      std::memcpy(Room(buf, end, first_.size()), first_.data(), first_.size());
-      end += first_.size();
+      Append(buf, end, first_);
       physical_read_ += first_.size();
       first_.clear();
       return true;
@@ -77,10 +76,6 @@ class ZstdLineSource final : public LineSource {
 
  protected:
   Result<bool> Refill(std::string& buf, size_t& end) override {
-    auto put = [&](std::string_view text) {
-      std::memcpy(Room(buf, end, text.size()), text.data(), text.size());
-      end += text.size();
-    };
     while (offset_ < bytes_.size()) {
       const std::string_view rest = std::string_view(bytes_).substr(offset_);
       ASSIGN_OR_RETURN(ZstdFrameSpan span, ScanZstdFrame(rest, offset_));
@@ -90,7 +85,7 @@ class ZstdLineSource final : public LineSource {
       if (span.kind == ZstdFrameSpan::Kind::kSkippable) continue;
       if (span.kind == ZstdFrameSpan::Kind::kTorn) {
         RETURN_IF_ERROR(RefuseIfFollowedByFrame(rest, at));
-        put(DecompressTornFrame(rest));  // complete lines in it are still committed
+        Append(buf, end, DecompressTornFrame(rest));  // complete lines in it are still committed
         return true;
       }
       ASSIGN_OR_RETURN(std::string plain, DecompressFrame(rest.substr(0, span.size), at));
@@ -98,7 +93,7 @@ class ZstdLineSource final : public LineSource {
         return Status::Corruption("corrupt Zstandard session log: frame at byte " + std::to_string(at) +
                                   " ends inside a line");
       }
-      put(plain);
+      Append(buf, end, plain);
       return true;
     }
     return false;
@@ -180,6 +175,11 @@ char* LineSource::Room(std::string& buf, size_t end, size_t n) {
   // Grows by doubling, so a long line costs a few resizes, not one per refill.
   if (buf.size() < end + n) buf.resize(std::max(end + n, 2 * buf.size()), ' ');
   return buf.data() + end;
+}
+
+void LineSource::Append(std::string& buf, size_t& end, std::string_view text) {
+  std::memcpy(Room(buf, end, text.size()), text.data(), text.size());
+  end += text.size();
 }
 
 Result<std::optional<std::string_view>> LineSource::NextLine() {

@@ -50,6 +50,8 @@ class LineSource {
   // text are scratch, so a refill writes over them instead of first having
   // them zeroed by a resize.
   static char* Room(std::string& buf, size_t end, size_t n);
+  // Copies `text` to buf[end...] and moves `end` past it.
+  static void Append(std::string& buf, size_t& end, std::string_view text);
   std::atomic<uint64_t> physical_read_{0};
   uint64_t physical_size_ = 0;
 

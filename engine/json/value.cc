@@ -68,9 +68,11 @@ void Value::DestroyContainer() {
   --destroy_depth;
 }
 
+// The old value dies after the new one is in place, as in the destructor
+// (recursion bounded in depth): `other` may be one of its descendants.
 Value& Value::operator=(Value&& other) noexcept {
   if (this != &other) {
-    TearDown(*this);
+    Value old(std::move(*this));
     v_ = std::move(other.v_);
   }
   return *this;

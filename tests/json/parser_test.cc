@@ -169,6 +169,14 @@ TEST(JsonValueTest, DeepValuesCopyCompareAndDestroyWithoutRecursion) {
   v = Value();
 }
 
+TEST(JsonValueTest, AValueAssignedOneOfItsOwnDescendantsKeepsIt) {
+  Value v = Parse(R"({"keep":{"deep":[{"text":"kept"},"also"]},"drop":[1,2]})").value();
+  v = std::move(*v.Find("keep"));  // the old value goes only after the new one is in place
+  EXPECT_EQ(Serialize(v), R"({"deep":[{"text":"kept"},"also"]})");
+  v = std::move(v.Find("deep")->as_array()[1]);  // a string, not a container
+  EXPECT_EQ(Serialize(v), R"("also")");
+}
+
 TEST(JsonValueTest, SharedContainersMayBeCopiedChangedAndDroppedOnSeveralThreads) {
   const Value shared = Parse(R"({"lines":[{"n":1,"text":"a"},{"n":2,"text":"b"}],"path":"p"})").value();
   auto work = [&shared](int id) {

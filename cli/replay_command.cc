@@ -23,7 +23,7 @@ struct Args {
 };
 
 // How much of a replay's output is held before it is handed on.
-constexpr size_t kDrainBytes = size_t{8} << 20;
+constexpr size_t kDrainBytes = size_t{1} << 20;
 
 Status WriteStdout(const Context& ctx, std::string_view text) {
   return std::fwrite(text.data(), 1, text.size(), ctx.out) == text.size() ? Status::Ok()

@@ -148,6 +148,21 @@ Value::Object InJsOrder(Value::Object members) {
 
 }  // namespace
 
+std::string_view Value::kept_text() const {
+  const KeptText* kept = is_array()    ? std::get<SharedArray>(v_).kept()
+                         : is_object() ? std::get<SharedObject>(v_).kept()
+                                       : nullptr;
+  return kept ? kept->text : std::string_view();
+}
+
+void Value::KeepText(KeptText kept) {
+  if (is_array()) {
+    std::get<SharedArray>(v_).Keep(std::move(kept));
+  } else if (is_object()) {
+    std::get<SharedObject>(v_).Keep(std::move(kept));
+  }
+}
+
 Value Value::MakeObject(Object members) {
   Value v;
   v.v_ = SharedObject(IsPlainObject(members) ? std::move(members) : InJsOrder(std::move(members)));

@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <new>
 #include <string>
 #include <string_view>
@@ -31,6 +32,13 @@
 #include <vector>
 
 namespace retrace::json {
+
+// The text of an array or object as the writer writes it, kept from the text
+// it was parsed from (a slice of a buffer that nested kept containers share).
+struct KeptText {
+  std::shared_ptr<const std::string> buffer;
+  std::string_view text;
+};
 
 namespace internal {
 
@@ -85,7 +93,7 @@ template <class T>
 class Shared {
  public:
   Shared() = default;
-  explicit Shared(T data) : box_(data.empty() ? nullptr : new Box{{1}, std::move(data)}) {}
+  explicit Shared(T data) : box_(data.empty() ? nullptr : new Box{{1}, std::move(data), nullptr}) {}
   Shared(const Shared& other) : box_(other.box_) {
     if (box_) box_->refs.fetch_add(1, std::memory_order_relaxed);
   }
@@ -97,16 +105,23 @@ class Shared {
   ~Shared() { Release(); }
 
   const T& get() const { return box_ ? box_->data : Empty(); }
-  // This value's own container, copied first if it is shared.
+  // This value's own container, copied first if it is shared. A kept text
+  // is dropped: the container may change.
   T& mut() {
     if (!box_) {
-      box_ = new Box{{1}, T()};
+      box_ = new Box{{1}, T(), nullptr};
     } else if (box_->refs.load(std::memory_order_acquire) != 1) {
-      Box* own = new Box{{1}, box_->data};
+      Box* own = new Box{{1}, box_->data, nullptr};
       Release();
       box_ = own;
+    } else if (box_->kept) {
+      box_->kept.reset();
     }
     return box_->data;
+  }
+  const KeptText* kept() const { return box_ ? box_->kept.get() : nullptr; }
+  void Keep(KeptText kept) {
+    if (box_) box_->kept = std::make_unique<KeptText>(std::move(kept));
   }
   // False when this value alone holds a non-empty container (so it may take it apart).
   bool empty_or_shared() const { return !box_ || box_->data.empty() || box_->refs.load(std::memory_order_acquire) != 1; }
@@ -115,6 +130,7 @@ class Shared {
   struct Box {
     std::atomic<uint32_t> refs;
     T data;
+    std::unique_ptr<KeptText> kept;  // set by the parse that built it, before another thread sees it
     // Boxes come and go by the hundred thousand when a log is read: they
     // are recycled through a per-thread free list rather than malloc.
     static void* operator new(size_t size) { return BoxPool<sizeof(Box)>::Take(size); }
@@ -193,6 +209,14 @@ class Value {
 
   // True for a number that is a safe integer (|x| <= 2^53-1, integral).
   bool is_safe_integer() const;
+
+  // An array's or object's text exactly as json::AppendSerialized writes it,
+  // when the parse that built it kept it from its input (so that writing the
+  // container again is a copy); empty otherwise, and after any mutable access.
+  std::string_view kept_text() const;
+  // REQUIRES: an array or object, and `kept.text` is exactly what
+  // json::AppendSerialized writes for it. An empty container keeps nothing.
+  void KeepText(KeptText kept);
 
  private:
   using SharedArray = internal::Shared<Array>;

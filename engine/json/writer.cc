@@ -193,8 +193,15 @@ void AppendSerialized(std::string& out, const Value& root) {
       case Value::Kind::kBool: out += v->as_bool() ? "true" : "false"; break;
       case Value::Kind::kNumber: AppendNumber(out, v->as_number()); break;
       case Value::Kind::kString: AppendQuoted(out, v->as_string()); break;
-      case Value::Kind::kArray: out += '['; stack.push_back({v, 0}); break;
-      case Value::Kind::kObject: out += '{'; stack.push_back({v, 0}); break;
+      case Value::Kind::kArray:
+      case Value::Kind::kObject:
+        if (const std::string_view kept = v->kept_text(); !kept.empty()) {
+          out += kept;  // the parse's text, what the loop below would write
+          break;
+        }
+        out += v->is_array() ? '[' : '{';
+        stack.push_back({v, 0});
+        break;
     }
     // Find the next child to write, closing finished containers.
     v = nullptr;

@@ -177,6 +177,26 @@ TEST(JsonValueTest, AValueAssignedOneOfItsOwnDescendantsKeepsIt) {
   EXPECT_EQ(Serialize(v), R"("also")");
 }
 
+// A kept text stands for its container in the writer's output, as it is (its
+// promise, that it is what the writer would write, is the parse's to keep:
+// tests/format/fast_json_parser_test.cc), until the container may change.
+TEST(JsonValueTest, AKeptTextIsWrittenForItsContainerUntilAMutableAccess) {
+  auto text = std::make_shared<const std::string>("{\"a\": [1 ]}");
+  Value v = Parse(R"({"in":{"a":[1]},"other":[2]})").value();
+  Value inner = *std::as_const(v).Find("in");  // shares the box with v's member
+  inner.KeepText({text, *text});
+  EXPECT_EQ(Serialize(v), R"({"in":{"a": [1 ]},"other":[2]})");
+  Value copy = v;
+  v.Find("in")->Set("b", true);  // v's own object now, and its own "in"
+  EXPECT_EQ(Serialize(v), R"({"in":{"a":[1],"b":true},"other":[2]})");
+  EXPECT_EQ(Serialize(copy), R"({"in":{"a": [1 ]},"other":[2]})");  // the copy still holds the kept one
+  copy.Find("in")->as_object();  // a mutable access of the kept container itself
+  EXPECT_EQ(Serialize(copy), R"({"in":{"a":[1]},"other":[2]})");
+  Value empty{Value::Array{}};
+  empty.KeepText({text, *text});  // an empty container keeps nothing
+  EXPECT_EQ(Serialize(empty), "[]");
+}
+
 TEST(JsonValueTest, SharedContainersMayBeCopiedChangedAndDroppedOnSeveralThreads) {
   const Value shared = Parse(R"({"lines":[{"n":1,"text":"a"},{"n":2,"text":"b"}],"path":"p"})").value();
   auto work = [&shared](int id) {

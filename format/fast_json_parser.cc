@@ -2,6 +2,10 @@
 
 #include <simdjson.h>
 
+#include <cstring>
+#include <utility>
+#include <vector>
+
 #include "engine/json/parser.h"
 #include "format/chunk_rows.h"
 #include "format/line_source.h"
@@ -72,6 +76,196 @@ bool SafeInteger(simdjson::dom::element el, int64_t& out) {
   return true;
 }
 
+// A plain event's data converted from the tape of simdjson's DOM parse (its
+// layout: simdjson's doc/tape.md), read in step with the byte offset of each
+// token that stage 1 found (the parser's structural indexes). The offsets
+// show, without another pass over the bytes, whether a container's text is
+// what json::AppendSerialized writes for it: each token is followed at once by
+// the next (no whitespace), a string is two bytes longer than its content (no
+// escape), an integer has the digits the writer writes. Such a container of
+// at least kKeepBytes keeps its text (json::Value::KeepText), and writing it
+// again is a copy. One per parsed line, read before the parser's next parse.
+//
+// simdjson 3.0's structural indexes are public but documented for its own
+// benchmarks: the static_assert below pins the version this is written for.
+static_assert(simdjson::SIMDJSON_VERSION_MAJOR == 3, "the tape walk follows simdjson 3's tape and structural indexes");
+
+class TapeReader {
+ public:
+  static constexpr size_t kKeepBytes = 256;
+
+  TapeReader(const simdjson::dom::parser& parser, std::string_view text)
+      : tape_(parser.doc.tape.get()),
+        strings_(parser.doc.string_buf.get()),
+        at_(parser.implementation->structural_indexes.get()),
+        text_(text) {}
+
+  char Tag(size_t t) const { return static_cast<char>(tape_[t] >> 56); }
+  // For '{' and '[': the tape index just past the matching close.
+  size_t After(size_t t) const {
+    const char tag = Tag(t);
+    if (tag == '{' || tag == '[') return static_cast<uint32_t>(tape_[t]);
+    return tag == 'l' || tag == 'u' || tag == 'd' ? t + 2 : t + 1;
+  }
+  std::string_view String(size_t t) const {
+    const uint8_t* at = strings_ + (tape_[t] & kPayload);
+    uint32_t size = 0;
+    std::memcpy(&size, at, sizeof size);
+    return {reinterpret_cast<const char*>(at + sizeof size), size};
+  }
+  int64_t Int(size_t t) const { return static_cast<int64_t>(tape_[t + 1]); }
+
+  // Moves t past the value at tape index t and s past its tokens, counting
+  // commas and colons from each container's count: for the envelope's members.
+  void Skip(size_t& t, uint32_t& s) {
+    const size_t end = After(t);
+    for (; t < end; t = Tag(t) == 'l' || Tag(t) == 'u' || Tag(t) == 'd' ? t + 2 : t + 1) {
+      ++s;  // every tape entry but a number's second word is one token
+      const char tag = Tag(t);
+      if (tag == '{' || tag == '[') {
+        const auto n = static_cast<uint32_t>((tape_[t] >> 32) & kCountMask);
+        if (n == kCountMask) keep_ = false;  // the count saturates: the tokens that follow are not known
+        if (n > 0) s += tag == '{' ? 2 * n - 1 : n - 1;
+      }
+    }
+  }
+
+  // The value at tape index t, whose first token is s; kept texts are set
+  // once the whole value is built, each a slice of one copy of its
+  // outermost kept container's text.
+  Value Convert(size_t t, uint32_t s) {
+    kept_.clear();
+    uint32_t last_length = 0;
+    Value v = Read(t, s, last_length);
+    std::vector<std::pair<std::shared_ptr<const std::string>, size_t>> outer;  // buffer, its offset in the line
+    for (auto it = kept_.rbegin(); it != kept_.rend(); ++it) {  // parents before their descendants
+      while (!outer.empty() && !Within(*it, outer.back().second, outer.back().first->size())) outer.pop_back();
+      if (outer.empty()) outer.emplace_back(std::make_shared<const std::string>(text_.substr(it->begin, it->size)), it->begin);
+      const auto& [buffer, offset] = outer.back();
+      it->value.KeepText({buffer, std::string_view(*buffer).substr(it->begin - offset, it->size)});
+    }
+    kept_.clear();
+    return v;
+  }
+
+ private:
+  static constexpr uint64_t kPayload = 0x00FFFFFFFFFFFFFFULL;
+  static constexpr uint32_t kCountMask = 0xFFFFFF;
+  struct Kept {
+    Value value;  // shares the container's box
+    size_t begin, size;
+  };
+  static bool Within(const Kept& k, size_t begin, size_t size) { return k.begin >= begin && k.begin + k.size <= begin + size; }
+
+  // The number of bytes from token s to the next one.
+  uint32_t Gap(uint32_t s) const { return at_[s + 1] - at_[s]; }
+
+  // The characters the writer writes for an integer read as one (0: none
+  // that can be trusted, so its container keeps no text).
+  static uint32_t IntLength(int64_t v) {
+    if (v <= -1000000000000000 || v >= 1000000000000000) return 0;  // the writer's integer form ends at 1e15
+    uint32_t n = v < 0 ? 2 : 1;
+    for (uint64_t m = v < 0 ? static_cast<uint64_t>(-v) : static_cast<uint64_t>(v); m >= 10; m /= 10) ++n;
+    return n;
+  }
+
+  // Reads the value at t (first token s); moves t past it and s to its last
+  // token. `last_length`: that token's length when the value is written as
+  // the writer writes it (its caller checks the gap to the next token), or 0
+  // when it is not. Recursion is bounded by simdjson's maximum depth.
+  Value Read(size_t& t, uint32_t& s, uint32_t& last_length) {
+    const char tag = Tag(t);
+    switch (tag) {
+      case '"': {
+        const std::string_view str = String(t++);
+        last_length = static_cast<uint32_t>(str.size()) + 2;
+        return Value(str);
+      }
+      case 'l': {
+        const int64_t v = Int(t);
+        t += 2;
+        last_length = IntLength(v);
+        return Value(static_cast<double>(v));
+      }
+      case 'u': {
+        const auto v = static_cast<uint64_t>(tape_[t + 1]);
+        t += 2;
+        last_length = 0;
+        return Value(static_cast<double>(v));
+      }
+      case 'd': {
+        double d = 0;
+        std::memcpy(&d, &tape_[t + 1], sizeof d);
+        t += 2;
+        last_length = 0;
+        return Value(d);
+      }
+      case 't': ++t; last_length = 4; return Value(true);
+      case 'f': ++t; last_length = 5; return Value(false);
+      case 'n': ++t; last_length = 4; return Value();
+      default: return ReadContainer(t, s, last_length, tag == '{');
+    }
+  }
+
+  Value ReadContainer(size_t& t, uint32_t& s, uint32_t& last_length, bool object) {
+    const size_t close = static_cast<uint32_t>(tape_[t]) - 1;
+    const auto count = static_cast<size_t>((tape_[t] >> 32) & kCountMask);  // may saturate: a hint only
+    const uint32_t open = s;
+    bool canonical = Gap(open) == 1;
+    ++t;
+    ++s;  // the first key or item, or the close
+    // After an item (s at its last token): the item's own text, then the comma if another follows.
+    auto next = [&](uint32_t length) {
+      canonical = canonical && Gap(s) == length;
+      ++s;
+      if (t < close) {
+        canonical = canonical && Gap(s) == 1;
+        ++s;
+      }
+    };
+    Value v;
+    if (object) {
+      Value::Object members;
+      members.reserve(count);
+      bool index_keys = false;
+      while (t < close) {
+        const std::string_view key = String(t++);
+        index_keys = index_keys || json::IsArrayIndexKey(key);
+        canonical = canonical && Gap(s) == key.size() + 2 && Gap(s + 1) == 1;  // the key and its colon
+        s += 2;
+        uint32_t length = 0;
+        Value member = Read(t, s, length);
+        members.emplace_back(std::string(key), std::move(member));
+        next(length);
+      }
+      const size_t read = members.size();
+      v = Value::MakeObject(std::move(members));
+      canonical = canonical && !index_keys && std::as_const(v).as_object().size() == read;  // no key moved or merged
+    } else {
+      Value::Array items;
+      items.reserve(count);
+      while (t < close) {
+        uint32_t length = 0;
+        items.push_back(Read(t, s, length));
+        next(length);
+      }
+      v = Value(std::move(items));
+    }
+    ++t;  // past the close, whose token is s
+    last_length = canonical ? 1 : 0;  // a container written otherwise makes its parent so too
+    const size_t begin = at_[open], size = at_[s] + 1 - begin;
+    if (keep_ && canonical && size >= kKeepBytes) kept_.push_back({v, begin, size});
+    return v;
+  }
+
+  const uint64_t* tape_;
+  const uint8_t* strings_;
+  const uint32_t* at_;
+  std::string_view text_;
+  std::vector<Kept> kept_;
+  bool keep_ = true;
+};
+
 // The envelope's keys (log/event.h), a bit each.
 enum EnvelopeKey : unsigned { kType = 1, kSeq = 2, kTime = 4, kData = 8, kSources = 16, kSurface = 32, kIgnorable = 64 };
 constexpr unsigned kRequiredKeys = kType | kSeq | kTime | kData;
@@ -90,58 +284,71 @@ unsigned EnvelopeKeyOf(std::string_view key) {
 // The plain event of the common envelope (FastJsonParser::ParseLine), or
 // nullopt for the general road. Every value accepted here is one
 // log::EventFromJson accepts alike.
-std::optional<log::Event> ReadPlainEvent(simdjson::dom::element doc, const std::function<bool(std::string_view)>* need) {
-  simdjson::dom::object envelope;
-  if (doc.get(envelope) != simdjson::SUCCESS) return std::nullopt;
+std::optional<log::Event> ReadPlainEvent(TapeReader& tape, const std::function<bool(std::string_view)>* need) {
+  if (tape.Tag(1) != '{') return std::nullopt;  // tape[0] is the root; the line's value starts at 1
+  const size_t close = tape.After(1) - 1;
   log::Event e;
-  simdjson::dom::element data;
+  size_t t = 2;
+  uint32_t s = 1;  // tokens: the first key (0 is the '{')
+  size_t data_t = 0;
+  uint32_t data_s = 0;
   unsigned seen = 0;
-  for (auto field : envelope) {
-    const unsigned key = EnvelopeKeyOf(field.key);
+  auto safe_integer = [&](int64_t& out) {
+    if (tape.Tag(t) != 'l') return false;
+    const int64_t v = tape.Int(t);
+    if (v > kMaxSafe || v < -kMaxSafe) return false;
+    out = v;
+    return true;
+  };
+  while (t < close) {
+    const unsigned key = EnvelopeKeyOf(tape.String(t));
     if (key == 0 || (seen & key) != 0) return std::nullopt;  // unknown or repeated: the general road names it
     seen |= key;
-    const simdjson::dom::element v = field.value;
+    ++t;
+    s += 2;  // the key and its colon
     switch (key) {
       case kType: {
-        std::string_view type;
-        if (v.get(type) != simdjson::SUCCESS || IsChunkRowTag(type)) return std::nullopt;
+        if (tape.Tag(t) != '"') return std::nullopt;
+        const std::string_view type = tape.String(t);
+        if (IsChunkRowTag(type)) return std::nullopt;
         e.type = type;
         break;
       }
       case kSeq:
-        if (!SafeInteger(v, e.seq) || e.seq < 0) return std::nullopt;
+        if (!safe_integer(e.seq) || e.seq < 0) return std::nullopt;
         break;
       case kTime:
-        if (!SafeInteger(v, e.time)) return std::nullopt;
+        if (!safe_integer(e.time)) return std::nullopt;
         break;
-      case kData: data = v; break;
+      case kData:
+        data_t = t;
+        data_s = s;
+        break;
       case kSources: {
-        simdjson::dom::array seqs;
-        if (v.get(seqs) != simdjson::SUCCESS) return std::nullopt;
+        if (tape.Tag(t) != '[') return std::nullopt;
         std::vector<int64_t>& out = e.source_event_seqs.emplace();
-        out.reserve(seqs.size());
-        for (simdjson::dom::element s : seqs) {
+        const size_t end = tape.After(t) - 1;
+        for (size_t i = t + 1; i < end; i = tape.After(i)) {
           int64_t n = 0;
-          if (!SafeInteger(s, n) || n < 0) return std::nullopt;
+          if (tape.Tag(i) != 'l' || (n = tape.Int(i)) > kMaxSafe || n < 0) return std::nullopt;
           out.push_back(n);
         }
         break;
       }
-      case kSurface: {
-        std::string_view op;
-        if (v.get(op) != simdjson::SUCCESS || op != "append") return std::nullopt;  // a replace takes the general road
+      case kSurface:
+        if (tape.Tag(t) != '"' || tape.String(t) != "append") return std::nullopt;  // a replace takes the general road
         e.surface_op = log::SurfaceOp{};
         break;
-      }
-      default: {  // kIgnorable
-        bool ignorable = false;
-        if (v.get(ignorable) != simdjson::SUCCESS || !ignorable) return std::nullopt;
+      default:  // kIgnorable
+        if (tape.Tag(t) != 't') return std::nullopt;
         e.ignorable = true;
-      }
     }
+    if (tape.After(t) == close) break;  // the last member: no token after it is needed
+    tape.Skip(t, s);
+    ++s;  // the comma
   }
   if ((seen & kRequiredKeys) != kRequiredKeys) return std::nullopt;
-  if (need == nullptr || (*need)(e.type)) e.data = Convert(data);
+  if (need == nullptr || (*need)(e.type)) e.data = tape.Convert(data_t, data_s);
   return e;
 }
 
@@ -259,7 +466,8 @@ Result<FastJsonParser::Line> FastJsonParser::ParseLine(std::string_view text,
     ASSIGN_OR_RETURN(line.value, json::Parse(text));
     return line;
   }
-  line.event = ReadPlainEvent(doc, need);
+  TapeReader tape(impl_->parser, text);
+  line.event = ReadPlainEvent(tape, need);
   if (line.event) return line;
   std::string_view type;
   if (simdjson::dom::object row; doc.get(row) == simdjson::SUCCESS && row["type"].get(type) == simdjson::SUCCESS &&
@@ -276,7 +484,8 @@ Result<log::Event> FastJsonParser::ParseEvent(std::string_view text, bool padded
     ASSIGN_OR_RETURN(Value value, json::Parse(text));
     return log::EventFromJson(std::move(value));
   }
-  if (std::optional<log::Event> event = ReadPlainEvent(doc, nullptr)) return std::move(*event);
+  TapeReader tape(impl_->parser, text);
+  if (std::optional<log::Event> event = ReadPlainEvent(tape, nullptr)) return std::move(*event);
   return log::EventFromJson(Convert(doc));
 }
 

@@ -171,5 +171,112 @@ TEST(FastJsonParserTest, AnUnusualEnvelopeOrRowTakesTheGeneralRoad) {
   EXPECT_FALSE(fast.ParseLine("{\"type\":", nullptr).ok());
 }
 
+// Walks `fast` (the fast parser's data) and `reference` (json::Parse's) side
+// by side: every kept text is what the writer writes for the reference's
+// container. Returns how many containers kept their text.
+size_t ExpectKeptTextsAsWritten(const json::Value& fast, const json::Value& reference, const std::string& line) {
+  size_t kept = 0;
+  if (!fast.kept_text().empty()) {
+    EXPECT_EQ(fast.kept_text(), json::Serialize(reference)) << line;
+    ++kept;
+  }
+  if (fast.is_array() && reference.is_array() && fast.as_array().size() == reference.as_array().size()) {
+    for (size_t i = 0; i < fast.as_array().size(); ++i) {
+      kept += ExpectKeptTextsAsWritten(fast.as_array()[i], reference.as_array()[i], line);
+    }
+  } else if (fast.is_object() && reference.is_object() && fast.as_object().size() == reference.as_object().size()) {
+    for (size_t i = 0; i < fast.as_object().size(); ++i) {
+      kept += ExpectKeptTextsAsWritten(fast.as_object()[i].second, reference.as_object()[i].second, line);
+    }
+  }
+  return kept;
+}
+
+size_t KeptTexts(FastJsonParser& fast, const std::string& line) {
+  auto quick = fast.ParseEvent(line);
+  auto reference = json::Parse(line);
+  if (!quick.ok() || !reference.ok() || !reference->Find("data")) {
+    ADD_FAILURE() << line;
+    return 0;
+  }
+  EXPECT_EQ(json::Serialize(quick->data), json::Serialize(*reference->Find("data"))) << line;
+  return ExpectKeptTextsAsWritten(quick->data, *reference->Find("data"), line);
+}
+
+TEST(FastJsonParserTest, EveryKeptTextOfAFixtureEventIsWhatTheWriterWrites) {
+  FastJsonParser fast;
+  size_t kept = 0;
+  for (const auto& name : retrace::testing::RawFixtures()) {
+    for (const auto& line : retrace::testing::Lines(retrace::testing::ReadFile(retrace::testing::FixturePath(name)))) {
+      auto event = fast.ParseEvent(line);
+      if (event.ok() && event->data.is_object()) kept += KeptTexts(fast, line);
+    }
+  }
+  EXPECT_GT(kept, 10u);  // the fixtures' tool results keep theirs
+}
+
+// A read result's meta, as dsh writes it, with `lines` written by `line`.
+std::string ReadEvent(const std::function<std::string(int)>& line, const std::string& meta_tail = "") {
+  std::string lines;
+  for (int i = 1; i <= 12; ++i) lines += (i > 1 ? "," : "") + line(i);
+  return R"({"type":"tool/result","seq":5,"time":9,"data":{"turn":1,"meta":{"path":"/w/a.ts","lines":[)" + lines +
+         "]" + meta_tail + "}}}";
+}
+
+TEST(FastJsonParserTest, AContainerWrittenOtherwiseThanTheWriterWritesKeepsNoText) {
+  FastJsonParser fast;
+  auto plain = [](int i) { return R"({"number":)" + std::to_string(i) + R"(,"text":"let x = value + )" + std::to_string(i) + R"(;"})"; };
+  // Written as the writer writes it: data, meta and lines keep their texts.
+  EXPECT_EQ(KeptTexts(fast, ReadEvent(plain)), 3u);
+  EXPECT_EQ(KeptTexts(fast, ReadEvent(plain, R"(,"totalLines":40,"ok":true,"none":null,"no":false,"neg":-7)")), 3u);
+  // Otherwise, in one line or one token: the text is not what the writer
+  // writes, so neither lines, nor meta, nor data keeps it.
+  const std::vector<std::function<std::string(int)>> others = {
+      [&](int i) { return i == 7 ? R"({"number":7, "text":"x"})" : plain(i); },           // a space
+      [&](int i) { return i == 7 ? R"({"number":7,"text":"a\/b"})" : plain(i); },         // an escape the writer does not use
+      [&](int i) { return i == 7 ? R"({"number":7,"text":"caf\u00e9"})" : plain(i); },    // ... or writes as the character
+      [&](int i) { return i == 7 ? R"({"number":7,"text":"a\nb"})" : plain(i); },        // any escape: not checked, not kept
+      [&](int i) { return i == 7 ? R"({"number":7.0,"text":"x"})" : plain(i); },         // a double
+      [&](int i) { return i == 7 ? R"({"number":7e0,"text":"x"})" : plain(i); },
+      [&](int i) { return i == 7 ? R"({"number":-0,"text":"x"})" : plain(i); },
+      [&](int i) { return i == 7 ? R"({"number":1000000000000000,"text":"x"})" : plain(i); },  // past the writer's integers
+      [&](int i) { return i == 7 ? R"({"text":"x","1":7})" : plain(i); },                // an index key goes first
+      [&](int i) { return i == 7 ? R"({"number":7,"number":8})" : plain(i); },           // a repeated key
+  };
+  for (const auto& other : others) EXPECT_EQ(KeptTexts(fast, ReadEvent(other)), 0u) << ReadEvent(other);
+  // An envelope whose data comes first: its members after data are still read.
+  const std::string first = ReadEvent(plain);
+  const std::string data = first.substr(first.find("\"data\":") + 7, first.size() - first.find("\"data\":") - 8);
+  const std::string reordered = R"({"data":)" + data + R"(,"seq":5,"sourceEventSeqs":[1,2],"type":"tool/result","time":9})";
+  auto event = fast.ParseEvent(reordered);
+  ASSERT_TRUE(event.ok());
+  EXPECT_EQ(event->type, "tool/result");
+  EXPECT_EQ(event->source_event_seqs, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(KeptTexts(fast, reordered), 3u);
+}
+
+TEST(FastJsonParserTest, DataNestedToSimdjsonsDepthLimitIsReadAndKept) {
+  FastJsonParser fast;
+  const std::string deep = std::string(1000, '[') + R"("a long enough string to make the innermost arrays kept, and more")" +
+                           std::string(1000, ']');
+  const std::string line = R"({"type":"x","seq":1,"time":2,"data":)" + deep + "}";
+  auto event = fast.ParseEvent(line);
+  ASSERT_TRUE(event.ok()) << event.status().message();
+  EXPECT_EQ(json::Serialize(event->data), deep);
+  EXPECT_EQ(event->data.kept_text(), deep);
+}
+
+TEST(FastJsonParserTest, AKeptContainerChangedAfterTheParseIsWrittenAsChanged) {
+  FastJsonParser fast;
+  auto line = [](int i) { return R"({"number":)" + std::to_string(i) + R"(,"text":"some text of the line"})"; };
+  auto event = fast.ParseEvent(ReadEvent(line));
+  ASSERT_TRUE(event.ok());
+  const json::Value before = event->data;  // shares the kept containers
+  event->data.Find("meta")->Find("lines")->as_array()[0].Set("text", "changed");
+  const std::string written = json::Serialize(event->data);
+  EXPECT_NE(written.find(R"({"number":1,"text":"changed"})"), std::string::npos) << written;
+  EXPECT_EQ(json::Serialize(before), json::Serialize(json::Parse(ReadEvent(line)).value().as_object()[3].second));
+}
+
 }  // namespace
 }  // namespace retrace::format

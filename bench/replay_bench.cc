@@ -184,7 +184,9 @@ int Main(int argc, char** argv) {
       [&] {
         return RunInChild([&] {
           return Cards(
-              [&](const store::EventSink& sink) { return store::ReadFileEvents(file, replay::CardsNeed, sink).status(); },
+              [&](const store::EventSink& sink) {
+                return store::ReadFileEvents(file, {replay::CardsNeed, /*write_again=*/true}, sink).status();
+              },
               replay::CardsSizeHint(log.bytes), ours_out);
         });
       },
@@ -195,7 +197,7 @@ int Main(int argc, char** argv) {
           if (!store.ok()) return -1.0;
           return Cards(
               [&](const store::EventSink& sink) {
-                return store::ReadStoredEvents(**store, kSession, replay::CardsNeed, sink);
+                return store::ReadStoredEvents(**store, kSession, {replay::CardsNeed, /*write_again=*/true}, sink);
               },
               0, "");
         });

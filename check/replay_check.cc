@@ -84,7 +84,7 @@ Result<Replay> ReplayOnce(const EventSource& source, const presenters::Presenter
   replay::CardBuilder builder(r.session_id, presenters,
                               views ? replay::CardBuilder::Keep::kViews : replay::CardBuilder::Keep::kText);
   auto need = [](std::string_view type) { return replay::CardsNeed(type) || !log::IsKnownEventType(type); };
-  RETURN_IF_ERROR(source.Read(need, [&](log::Event&& e) {
+  RETURN_IF_ERROR(source.Read({need, /*write_again=*/true}, [&](log::Event&& e) {  // the cards are written
     if (!log::IsKnownEventType(e.type)) {
       if (!e.ignorable) r.unknown.push_back(e.type + " at seq " + std::to_string(e.seq));
       if (e.type == log::kCardSnapshot && e.data.is_object()) {

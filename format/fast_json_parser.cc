@@ -83,8 +83,9 @@ bool SafeInteger(simdjson::dom::element el, int64_t& out) {
 // what json::AppendSerialized writes for it: each token is followed at once by
 // the next (no whitespace), a string is two bytes longer than its content (no
 // escape), an integer has the digits the writer writes. Such a container of
-// at least kKeepBytes keeps its text (json::Value::KeepText), and writing it
-// again is a copy. One per parsed line, read before the parser's next parse.
+// at least kKeepBytes keeps its text (json::Value::KeepText) when the parser
+// is asked to (FastJsonParser::set_keep_texts), and writing it again is a
+// copy. One per parsed line, read before the parser's next parse.
 //
 // simdjson 3.0's structural indexes are public but documented for its own
 // benchmarks: the static_assert below pins the version this is written for.
@@ -94,11 +95,12 @@ class TapeReader {
  public:
   static constexpr size_t kKeepBytes = 256;
 
-  TapeReader(const simdjson::dom::parser& parser, std::string_view text)
+  TapeReader(const simdjson::dom::parser& parser, std::string_view text, bool keep)
       : tape_(parser.doc.tape.get()),
         strings_(parser.doc.string_buf.get()),
         at_(parser.implementation->structural_indexes.get()),
-        text_(text) {}
+        text_(text),
+        keep_(keep) {}
 
   char Tag(size_t t) const { return static_cast<char>(tape_[t] >> 56); }
   // For '{' and '[': the tape index just past the matching close.
@@ -211,7 +213,7 @@ class TapeReader {
     const size_t close = static_cast<uint32_t>(tape_[t]) - 1;
     const auto count = static_cast<size_t>((tape_[t] >> 32) & kCountMask);  // may saturate: a hint only
     const uint32_t open = s;
-    bool canonical = Gap(open) == 1;
+    bool canonical = keep_ && Gap(open) == 1;  // without keep_, no check is made
     ++t;
     ++s;  // the first key or item, or the close
     // After an item (s at its last token): the item's own text, then the comma if another follows.
@@ -223,39 +225,44 @@ class TapeReader {
         ++s;
       }
     };
-    Value v;
-    if (object) {
-      Value::Object members;
-      members.reserve(count);
-      bool index_keys = false;
-      while (t < close) {
-        const std::string_view key = String(t++);
-        index_keys = index_keys || json::IsArrayIndexKey(key);
-        canonical = canonical && Gap(s) == key.size() + 2 && Gap(s + 1) == 1;  // the key and its colon
-        s += 2;
-        uint32_t length = 0;
-        Value member = Read(t, s, length);
-        members.emplace_back(std::string(key), std::move(member));
-        next(length);
-      }
-      const size_t read = members.size();
-      v = Value::MakeObject(std::move(members));
-      canonical = canonical && !index_keys && std::as_const(v).as_object().size() == read;  // no key moved or merged
-    } else {
-      Value::Array items;
-      items.reserve(count);
-      while (t < close) {
-        uint32_t length = 0;
-        items.push_back(Read(t, s, length));
-        next(length);
-      }
-      v = Value(std::move(items));
-    }
+    Value v = object ? ReadMembers(t, s, close, count, canonical, next) : ReadItems(t, s, close, count, next);
     ++t;  // past the close, whose token is s
     last_length = canonical ? 1 : 0;  // a container written otherwise makes its parent so too
     const size_t begin = at_[open], size = at_[s] + 1 - begin;
-    if (keep_ && canonical && size >= kKeepBytes) kept_.push_back({v, begin, size});
+    if (canonical && keep_ && size >= kKeepBytes) kept_.push_back({v, begin, size});
     return v;
+  }
+
+  template <class Next>
+  Value ReadMembers(size_t& t, uint32_t& s, size_t close, size_t count, bool& canonical, Next& next) {
+    Value::Object members;
+    members.reserve(count);
+    while (t < close) {
+      const std::string_view key = String(t++);
+      // The key and its colon; an index key would be moved first (json/value.h).
+      canonical = canonical && Gap(s) == key.size() + 2 && Gap(s + 1) == 1 && !json::IsArrayIndexKey(key);
+      s += 2;
+      uint32_t length = 0;
+      Value member = Read(t, s, length);
+      members.emplace_back(std::string(key), std::move(member));
+      next(length);
+    }
+    const size_t read = members.size();
+    Value v = Value::MakeObject(std::move(members));
+    canonical = canonical && std::as_const(v).as_object().size() == read;  // no repeated key merged
+    return v;
+  }
+
+  template <class Next>
+  Value ReadItems(size_t& t, uint32_t& s, size_t close, size_t count, Next& next) {
+    Value::Array items;
+    items.reserve(count);
+    while (t < close) {
+      uint32_t length = 0;
+      items.push_back(Read(t, s, length));
+      next(length);
+    }
+    return Value(std::move(items));
   }
 
   const uint64_t* tape_;
@@ -263,7 +270,7 @@ class TapeReader {
   const uint32_t* at_;
   std::string_view text_;
   std::vector<Kept> kept_;
-  bool keep_ = true;
+  bool keep_;
 };
 
 // The envelope's keys (log/event.h), a bit each.
@@ -343,9 +350,12 @@ std::optional<log::Event> ReadPlainEvent(TapeReader& tape, const std::function<b
         if (tape.Tag(t) != 't') return std::nullopt;
         e.ignorable = true;
     }
-    if (tape.After(t) == close) break;  // the last member: no token after it is needed
-    tape.Skip(t, s);
-    ++s;  // the comma
+    if (key == kData || data_t != 0) {
+      t = tape.After(t);  // only the data's tokens are looked at: the count of those after it is not needed
+    } else {
+      tape.Skip(t, s);
+      ++s;  // the comma
+    }
   }
   if ((seen & kRequiredKeys) != kRequiredKeys) return std::nullopt;
   if (need == nullptr || (*need)(e.type)) e.data = tape.Convert(data_t, data_s);
@@ -439,6 +449,7 @@ std::optional<PackedRow> ReadPackedRow(simdjson::dom::object row, std::string_vi
 
 struct FastJsonParser::Impl {
   simdjson::dom::parser parser;
+  bool keep_texts = false;
 
   // False when simdjson refuses `text` (json::Parse then has the verdict).
   // realloc_if_needed: unless padded, the text is copied into a padded buffer.
@@ -449,6 +460,8 @@ struct FastJsonParser::Impl {
 
 FastJsonParser::FastJsonParser() : impl_(std::make_unique<Impl>()) {}
 FastJsonParser::~FastJsonParser() = default;
+
+void FastJsonParser::set_keep_texts(bool keep) { impl_->keep_texts = keep; }
 
 static_assert(LineSource::kLinePadding >= simdjson::SIMDJSON_PADDING);
 
@@ -466,7 +479,7 @@ Result<FastJsonParser::Line> FastJsonParser::ParseLine(std::string_view text,
     ASSIGN_OR_RETURN(line.value, json::Parse(text));
     return line;
   }
-  TapeReader tape(impl_->parser, text);
+  TapeReader tape(impl_->parser, text, impl_->keep_texts);
   line.event = ReadPlainEvent(tape, need);
   if (line.event) return line;
   std::string_view type;
@@ -484,7 +497,7 @@ Result<log::Event> FastJsonParser::ParseEvent(std::string_view text, bool padded
     ASSIGN_OR_RETURN(Value value, json::Parse(text));
     return log::EventFromJson(std::move(value));
   }
-  TapeReader tape(impl_->parser, text);
+  TapeReader tape(impl_->parser, text, impl_->keep_texts);
   if (std::optional<log::Event> event = ReadPlainEvent(tape, nullptr)) return std::move(*event);
   return log::EventFromJson(Convert(doc));
 }

@@ -57,6 +57,12 @@ class FastJsonParser {
   };
   Result<Line> ParseLine(std::string_view text, const std::function<bool(std::string_view)>* need, bool padded = false);
 
+  // With `keep`, a plain event's data read straight keeps the text of each
+  // container of at least 256 bytes that is written as json::AppendSerialized
+  // writes it (json::Value::kept_text): for a reader that writes the values
+  // again. Off by default: the checks and copies cost a reader that does not.
+  void set_keep_texts(bool keep);
+
   // One event's text (a stored event): read straight when it is the common
   // case, else log::EventFromJson of Parse's value (a text that does not
   // parse gives Parse's error).

@@ -74,6 +74,8 @@ class JsonlReader {
   // blanked strings in `data`. No record keeps its text: replay-style
   // consumers read the parsed event, and copying the lines would cost more.
   void set_type_filter(std::function<bool(std::string_view)> need) { need_ = std::move(need); }
+  // Whether the events' containers keep their parsed text (FastJsonParser::set_keep_texts).
+  void set_keep_texts(bool keep) { parser_.set_keep_texts(keep); }
 
   // After Next() returned nullopt: the dropped tail, if any.
   const std::optional<TornTail>& torn_tail() const { return torn_; }

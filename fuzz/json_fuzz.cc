@@ -3,7 +3,8 @@
 // parser (simdjson, with retrace's own as the fallback) agrees with the
 // reference parser value for value. A line the fast parser reads straight
 // as an event or a packed row is one log::EventFromJson or ParsePackedRow
-// accepts, to the same fields.
+// accepts, to the same fields; its data, written with the texts its
+// containers kept from the parse, is what the reference value writes.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -20,6 +21,7 @@ using retrace::json::Value;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   static retrace::format::FastJsonParser fast;
+  fast.set_keep_texts(true);  // so that the data written below copies every kept text
   Result<Value> reference = retrace::json::Parse(text);
   Result<Value> quick = fast.Parse(text);
   if (reference.ok() != quick.ok()) std::abort();  // the two parsers disagree on acceptance

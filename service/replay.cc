@@ -16,6 +16,9 @@ const presenters::PresenterSet& Or(const presenters::PresenterSet* p) {
   return p ? *p : presenters::ReferencePresenters();
 }
 
+// The cards read their events' types and write their values again.
+const store::ReadNeeds kCardsRead{replay::CardsNeed, /*write_again=*/true};
+
 // Writes the cards the builder holds, then the document's end.
 Status WriteRest(replay::CardBuilder& builder, const TextSink& write) {
   RETURN_IF_ERROR(builder.DrainText(write));
@@ -45,7 +48,7 @@ std::optional<replay::CardBuilder> PiecedCards(const store::EventSource& source,
   if (pieces.size() < 2) return std::nullopt;
   return replay::CardsInPieces(Or(o.presenters), source.session_id(), source.PieceBytes(pieces),
                                [&](const std::vector<replay::PieceSink>& sinks) -> std::optional<std::string> {
-                                 if (!source.ReadPieces(pieces, replay::CardsNeed, sinks)) return std::nullopt;
+                                 if (!source.ReadPieces(pieces, kCardsRead, sinks)) return std::nullopt;
                                  return source.session_id();
                                });
 }
@@ -64,7 +67,7 @@ Status WriteCards(const store::EventSource& source, const ReplayOptions& o, cons
   builder.ReserveText(o.drain_bytes       ? 2 * o.drain_bytes
                       : source.is_file() ? replay::CardsSizeHint(static_cast<uint64_t>(source.file_bytes()))
                                          : 0);
-  RETURN_IF_ERROR(source.Read(replay::CardsNeed, [&](log::Event&& e) {
+  RETURN_IF_ERROR(source.Read(kCardsRead, [&](log::Event&& e) {
     builder.Add(std::move(e));
     return o.drain_bytes && builder.text_size() >= o.drain_bytes ? builder.DrainText(write) : Status::Ok();
   }));

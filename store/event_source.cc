@@ -52,9 +52,11 @@ class UpcastingSink {
 // Gives the events of the reader's records, to its end, that `read` admits
 // (set as its type filter) to `upcast`. Returns the first record's seq, or -1
 // when there was none.
-Result<int64_t> ReadRecords(format::JsonlReader& reader, const std::string& path, const TypeFilter& read,
+Result<int64_t> ReadRecords(format::JsonlReader& reader, const std::string& path, const ReadNeeds& need,
                             UpcastingSink& upcast) {
+  const TypeFilter read = ReadTypes(need.types);
   reader.set_type_filter(read);
+  reader.set_keep_texts(need.texts);
   int64_t first_seq = -1;
   format::StorageRecord record;
   while (true) {
@@ -127,13 +129,13 @@ struct PieceOutcome {
   std::string session_id;  // from a log file's header: the first piece's; "" for the others
 };
 
-PieceOutcome ReadFilePiece(const std::string& path, const Piece& piece, const TypeFilter& need, const EventSink& sink) {
+PieceOutcome ReadFilePiece(const std::string& path, const Piece& piece, const ReadNeeds& need, const EventSink& sink) {
   PieceOutcome out;
   auto reader = format::JsonlReader::OpenPiece(path, static_cast<uint64_t>(piece.begin), static_cast<uint64_t>(piece.end));
   if (!reader.ok()) return out;
   out.session_id = (*reader)->header().id;  // "" after the first piece, where any upcast voids the read anyway
-  UpcastingSink upcast(out.session_id, need, sink);
-  auto first_seq = ReadRecords(**reader, path, ReadTypes(need), upcast);
+  UpcastingSink upcast(out.session_id, need.types, sink);
+  auto first_seq = ReadRecords(**reader, path, need, upcast);
   if (!first_seq.ok() || (piece.begin > 0 && upcast.upcast_any())) return out;
   // A piece ends at a line start, so even the last one has no partial line
   // unless the log has a torn tail (which Read reports).
@@ -145,10 +147,11 @@ PieceOutcome ReadFilePiece(const std::string& path, const Piece& piece, const Ty
 
 // The events of the rows of `range`, parsed and upcast, to `upcast`. Chunk
 // rows stay in the database: the type column says they are not needed.
-Status ReadStoredRange(EventStore& store, int64_t key, const Piece& range, const TypeFilter& need,
+Status ReadStoredRange(EventStore& store, int64_t key, const Piece& range, const ReadNeeds& need,
                        UpcastingSink& upcast) {
   format::FastJsonParser parser;
-  return store.ForEachRow(key, {.from_seq = range.begin, .to_seq = range.end, .need = ReadTypes(need)},
+  parser.set_keep_texts(need.texts);
+  return store.ForEachRow(key, {.from_seq = range.begin, .to_seq = range.end, .need = ReadTypes(need.types)},
                           [&](const StoredRow& row) -> Status {
                             if (!row.packed.empty()) return Status::Ok();
                             ASSIGN_OR_RETURN(log::Event event, parser.ParseEvent(row.json));
@@ -159,7 +162,7 @@ Status ReadStoredRange(EventStore& store, int64_t key, const Piece& range, const
 // A piece of a stored session: the first over `store`, the others over
 // connections of their own to its database (an EventStore serves one thread).
 PieceOutcome ReadStoredPiece(EventStore& store, const std::string& session_id, const Piece& piece,
-                             const TypeFilter& need, const EventSink& sink) {
+                             const ReadNeeds& need, const EventSink& sink) {
   PieceOutcome out;
   std::unique_ptr<EventStore> own;
   EventStore* db = &store;
@@ -173,7 +176,7 @@ PieceOutcome ReadStoredPiece(EventStore& store, const std::string& session_id, c
   }
   auto key = db->SessionKey(session_id);
   if (!key.ok()) return out;
-  UpcastingSink upcast(session_id, need, sink);
+  UpcastingSink upcast(session_id, need.types, sink);
   if (!ReadStoredRange(*db, *key, piece, need, upcast).ok() || (piece.begin > 0 && upcast.upcast_any())) return out;
   // The store has checked the seqs already: a piece holds exactly its range.
   out.exact = true;
@@ -302,7 +305,7 @@ EventSource EventSource::FileOrUnreadable(const std::string& path) {
 
 std::string EventSource::label() const { return is_file() ? path_ : path_ + " " + session_id_; }
 
-Status EventSource::Read(const TypeFilter& need, const EventSink& sink) const {
+Status EventSource::Read(const ReadNeeds& need, const EventSink& sink) const {
   if (!is_file()) return ReadStoredEvents(*store_, session_id_, need, sink);
   return ReadFileEvents(path_, need, sink).status();
 }
@@ -332,7 +335,7 @@ std::vector<uint64_t> EventSource::PieceBytes(const std::vector<Piece>& pieces) 
   return sizes;
 }
 
-bool EventSource::ReadPieces(const std::vector<Piece>& pieces, const TypeFilter& need,
+bool EventSource::ReadPieces(const std::vector<Piece>& pieces, const ReadNeeds& need,
                              const std::vector<EventSink>& sinks) const {
   if (pieces.empty() || pieces.size() != sinks.size() || pieces.front().begin != 0) return false;
   std::vector<PieceOutcome> outcomes(pieces.size());
@@ -350,16 +353,16 @@ bool EventSource::ReadPieces(const std::vector<Piece>& pieces, const TypeFilter&
   return !is_file() || outcomes[0].session_id == session_id_;
 }
 
-Status ReadStoredEvents(EventStore& store, std::string_view session_id, const TypeFilter& need, const EventSink& sink) {
+Status ReadStoredEvents(EventStore& store, std::string_view session_id, const ReadNeeds& need, const EventSink& sink) {
   ASSIGN_OR_RETURN(int64_t key, store.SessionKey(session_id));
-  UpcastingSink upcast(std::string(session_id), need, sink);
+  UpcastingSink upcast(std::string(session_id), need.types, sink);
   return ReadStoredRange(store, key, {0, kMaxSeq + 1}, need, upcast);
 }
 
-Result<std::string> ReadFileEvents(const std::string& path, const TypeFilter& need, const EventSink& sink) {
+Result<std::string> ReadFileEvents(const std::string& path, const ReadNeeds& need, const EventSink& sink) {
   ASSIGN_OR_RETURN(std::unique_ptr<format::JsonlReader> reader, format::JsonlReader::Open(path));
-  UpcastingSink upcast(reader->header().id, need, sink);
-  RETURN_IF_ERROR(ReadRecords(*reader, path, ReadTypes(need), upcast).status());
+  UpcastingSink upcast(reader->header().id, need.types, sink);
+  RETURN_IF_ERROR(ReadRecords(*reader, path, need, upcast).status());
   return reader->header().id;
 }
 

@@ -34,6 +34,17 @@
 namespace retrace::store {
 
 using TypeFilter = std::function<bool(std::string_view type)>;
+// What a reader of events needs: the types `types` admits (null: all), and
+// whether it writes their values again (`texts`). Then each container that
+// was written as retrace's writer writes it keeps its parsed text
+// (json::Value::kept_text), so that writing it again is a copy; a reader that
+// only looks into the values is spared those copies and their checks.
+struct ReadNeeds {
+  template <class F>
+  ReadNeeds(F filter, bool write_again = false) : types(std::move(filter)), texts(write_again) {}  // NOLINT: a filter alone converts
+  TypeFilter types;
+  bool texts;
+};
 // Receives each event; it may take (move from) the event.
 using EventSink = std::function<Status(log::Event&&)>;
 
@@ -83,7 +94,7 @@ class EventSource {
 
   // Gives the events of the types `need` admits to `sink`, in order; an
   // error names the line or seq.
-  Status Read(const TypeFilter& need, const EventSink& sink) const;
+  Status Read(const ReadNeeds& need, const EventSink& sink) const;
 
   // Cuts the source into up to `max_pieces` pieces of about equal size. One
   // piece, the whole source, when it cannot or should not be cut: a zstd
@@ -94,14 +105,14 @@ class EventSource {
   std::vector<uint64_t> PieceBytes(const std::vector<Piece>& pieces) const;
   // Reads each piece on its own thread (the first on the caller's; a stored
   // session's others over connections of their own), giving piece i's events
-  // to sinks[i] in order, as Read gives them; `need` is called on every
+  // to sinks[i] in order, as Read gives them; `need.types` is called on every
   // piece's thread. True when the pieces together are exactly what Read
   // gives: every line parses, the seqs run on across each cut, no torn tail,
   // every sink succeeded, and no piece after the first holds an event an
   // upcaster rewrites (which may need earlier events). Otherwise false,
   // errors included: the sinks' results are then void, and the caller reads
   // the source with Read, whose verdicts and messages count.
-  bool ReadPieces(const std::vector<Piece>& pieces, const TypeFilter& need, const std::vector<EventSink>& sinks) const;
+  bool ReadPieces(const std::vector<Piece>& pieces, const ReadNeeds& need, const std::vector<EventSink>& sinks) const;
 
  private:
   EventSource(std::string path, std::string session_id, std::shared_ptr<EventStore> store, int64_t file_bytes)
@@ -122,8 +133,8 @@ std::vector<std::string> LogFilesIn(const std::string& dir);
 
 // Conveniences over EventSource: a log file's events (returns its session
 // id), a stored session's events.
-Result<std::string> ReadFileEvents(const std::string& path, const TypeFilter& need, const EventSink& sink);
-Status ReadStoredEvents(EventStore& store, std::string_view session_id, const TypeFilter& need, const EventSink& sink);
+Result<std::string> ReadFileEvents(const std::string& path, const ReadNeeds& need, const EventSink& sink);
+Status ReadStoredEvents(EventStore& store, std::string_view session_id, const ReadNeeds& need, const EventSink& sink);
 
 }  // namespace retrace::store
 

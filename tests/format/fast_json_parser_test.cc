@@ -193,6 +193,7 @@ size_t ExpectKeptTextsAsWritten(const json::Value& fast, const json::Value& refe
 }
 
 size_t KeptTexts(FastJsonParser& fast, const std::string& line) {
+  fast.set_keep_texts(true);
   auto quick = fast.ParseEvent(line);
   auto reference = json::Parse(line);
   if (!quick.ok() || !reference.ok() || !reference->Find("data")) {
@@ -253,10 +254,25 @@ TEST(FastJsonParserTest, AContainerWrittenOtherwiseThanTheWriterWritesKeepsNoTex
   EXPECT_EQ(event->type, "tool/result");
   EXPECT_EQ(event->source_event_seqs, (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(KeptTexts(fast, reordered), 3u);
+  // ... and members before it, an array among them, are counted to find its tokens.
+  const std::string counted = R"({"type":"tool/result","sourceEventSeqs":[1,2,3],"seq":5,"time":9,"data":)" + data + "}";
+  EXPECT_EQ(KeptTexts(fast, counted), 3u);
+}
+
+TEST(FastJsonParserTest, AParserNotAskedToKeepTextsKeepsNone) {
+  FastJsonParser fast;
+  auto line = [](int i) { return R"({"number":)" + std::to_string(i) + R"(,"text":"some text of the line"})"; };
+  auto event = fast.ParseEvent(ReadEvent(line));
+  ASSERT_TRUE(event.ok());
+  EXPECT_TRUE(event->data.kept_text().empty());
+  EXPECT_TRUE(event->data.Find("meta")->kept_text().empty());
+  fast.set_keep_texts(true);
+  EXPECT_EQ(KeptTexts(fast, ReadEvent(line)), 3u);
 }
 
 TEST(FastJsonParserTest, DataNestedToSimdjsonsDepthLimitIsReadAndKept) {
   FastJsonParser fast;
+  fast.set_keep_texts(true);
   const std::string deep = std::string(1000, '[') + R"("a long enough string to make the innermost arrays kept, and more")" +
                            std::string(1000, ']');
   const std::string line = R"({"type":"x","seq":1,"time":2,"data":)" + deep + "}";
@@ -268,6 +284,7 @@ TEST(FastJsonParserTest, DataNestedToSimdjsonsDepthLimitIsReadAndKept) {
 
 TEST(FastJsonParserTest, AKeptContainerChangedAfterTheParseIsWrittenAsChanged) {
   FastJsonParser fast;
+  fast.set_keep_texts(true);
   auto line = [](int i) { return R"({"number":)" + std::to_string(i) + R"(,"text":"some text of the line"})"; };
   auto event = fast.ParseEvent(ReadEvent(line));
   ASSERT_TRUE(event.ok());

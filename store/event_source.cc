@@ -49,9 +49,9 @@ class UpcastingSink {
   bool upcast_any_ = false;
 };
 
-// Gives the events of the reader's records, to its end, that `read` admits
-// (set as its type filter) to `upcast`. Returns the first record's seq, or -1
-// when there was none.
+// Gives the events of the reader's records, to its end, of the types to read
+// for `need` (set as the reader's type filter), to `upcast`. Returns the first
+// record's seq, or -1 when there was none.
 Result<int64_t> ReadRecords(format::JsonlReader& reader, const std::string& path, const ReadNeeds& need,
                             UpcastingSink& upcast) {
   const TypeFilter read = ReadTypes(need.types);

@@ -13,7 +13,7 @@
 namespace retrace::format {
 namespace {
 
-constexpr size_t kReadChunk = 1 << 20;
+constexpr size_t kReadChunk = 1 << 17;
 
 class Fd {
  public:

@@ -1,7 +1,15 @@
 #include "engine/json/value.h"
 
+#include "engine/json/parser.h"
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <type_traits>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -163,16 +171,81 @@ void Value::KeepText(KeptText kept) {
   }
 }
 
+Value Value::UnbuiltArray(KeptText kept) {
+  Value v;
+  v.v_ = SharedArray::Unbuilt(std::move(kept));
+  return v;
+}
+
+namespace internal {
+namespace {
+
+std::mutex build_mutex;  // builds are rare and short: one lock for all
+
+template <class T>
+void Build(std::atomic<bool>& built, const KeptText* kept, T& out) {
+  std::lock_guard<std::mutex> lock(build_mutex);
+  if (built.load(std::memory_order_relaxed)) return;
+  Result<Value> parsed = Parse(kept->text);
+  if (!parsed.ok()) {  // a kept text is a parse's own valid input: a bug if not
+    std::fprintf(stderr, "retrace: a kept JSON text does not parse: %s\n", parsed.status().message().c_str());
+    std::abort();
+  }
+  if constexpr (std::is_same_v<T, Value::Array>) {
+    out = std::move(parsed->as_array());
+  } else {
+    out = std::move(parsed->as_object());
+  }
+  built.store(true, std::memory_order_release);
+}
+
+}  // namespace
+
+void BuildKept(std::atomic<bool>& built, const KeptText* kept, Value::Array& out) { Build(built, kept, out); }
+void BuildKept(std::atomic<bool>& built, const KeptText* kept, Value::Object& out) { Build(built, kept, out); }
+
+}  // namespace internal
+
 Value Value::MakeObject(Object members) {
   Value v;
   v.v_ = SharedObject(IsPlainObject(members) ? std::move(members) : InJsOrder(std::move(members)));
   return v;
 }
 
+namespace {
+
+// Equal bytes, compared inline in words: keys are short, and a call to
+// memcmp per member was a measurable part of reading an object's members.
+bool SameBytes(const char* a, const char* b, size_t n) {
+  auto word = [](const char* p) {
+    uint64_t w;
+    std::memcpy(&w, p, sizeof w);
+    return w;
+  };
+  auto half = [](const char* p) {
+    uint32_t w;
+    std::memcpy(&w, p, sizeof w);
+    return w;
+  };
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      if (word(a + i) != word(b + i)) return false;
+    }
+    return word(a + n - 8) == word(b + n - 8);  // the last eight, overlapping
+  }
+  if (n >= 4) return half(a) == half(b) && half(a + n - 4) == half(b + n - 4);
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 const Value* Value::Find(std::string_view key) const {
   if (!is_object()) return nullptr;
   for (const auto& m : as_object()) {
-    if (m.first == key) return &m.second;
+    if (m.first.size() == key.size() && SameBytes(m.first.data(), key.data(), key.size())) return &m.second;
   }
   return nullptr;
 }

@@ -40,7 +40,14 @@ struct KeptText {
   std::string_view text;
 };
 
+class Value;
+
 namespace internal {
+
+// Builds `out` from `kept->text` once, whichever thread reads first, and
+// then sets `built` (release). Defined in value.cc, where the parser is.
+void BuildKept(std::atomic<bool>& built, const KeptText* kept, std::vector<Value>& out);
+void BuildKept(std::atomic<bool>& built, const KeptText* kept, std::vector<std::pair<std::string, Value>>& out);
 
 // Recycled blocks of one size, per thread. A block freed on another thread
 // joins that thread's list; each list keeps at most kMaxFree blocks and is
@@ -94,6 +101,12 @@ class Shared {
  public:
   Shared() = default;
   explicit Shared(T data) : box_(data.empty() ? nullptr : new Box{{1}, std::move(data), nullptr}) {}
+  // A container known by its kept text alone, built from it on first read.
+  static Shared Unbuilt(KeptText kept) {
+    Shared s;
+    s.box_ = new Box{{1}, T(), std::make_unique<KeptText>(std::move(kept)), false};
+    return s;
+  }
   Shared(const Shared& other) : box_(other.box_) {
     if (box_) box_->refs.fetch_add(1, std::memory_order_relaxed);
   }
@@ -104,13 +117,20 @@ class Shared {
   }
   ~Shared() { Release(); }
 
-  const T& get() const { return box_ ? box_->data : Empty(); }
+  const T& get() const {
+    if (!box_) return Empty();
+    if (!box_->built.load(std::memory_order_acquire)) BuildKept(box_->built, box_->kept.get(), box_->data);
+    return box_->data;
+  }
   // This value's own container, copied first if it is shared. A kept text
   // is dropped: the container may change.
   T& mut() {
     if (!box_) {
       box_ = new Box{{1}, T(), nullptr};
-    } else if (box_->refs.load(std::memory_order_acquire) != 1) {
+      return box_->data;
+    }
+    if (!box_->built.load(std::memory_order_acquire)) BuildKept(box_->built, box_->kept.get(), box_->data);
+    if (box_->refs.load(std::memory_order_acquire) != 1) {
       Box* own = new Box{{1}, box_->data, nullptr};
       Release();
       box_ = own;
@@ -123,14 +143,16 @@ class Shared {
   void Keep(KeptText kept) {
     if (box_) box_->kept = std::make_unique<KeptText>(std::move(kept));
   }
-  // False when this value alone holds a non-empty container (so it may take it apart).
-  bool empty_or_shared() const { return !box_ || box_->data.empty() || box_->refs.load(std::memory_order_acquire) != 1; }
+  // False when this value alone holds a non-empty container (so it may take
+  // it apart). An unbuilt container has no children to take apart.
+  bool empty_or_shared() const { return !box_ || box_->refs.load(std::memory_order_acquire) != 1 || box_->data.empty(); }
 
  private:
   struct Box {
     std::atomic<uint32_t> refs;
     T data;
     std::unique_ptr<KeptText> kept;  // set by the parse that built it, before another thread sees it
+    std::atomic<bool> built = true;  // false: `data` is still to be built from `kept` (Unbuilt())
     // Boxes come and go by the hundred thousand when a log is read: they
     // are recycled through a per-thread free list rather than malloc.
     static void* operator new(size_t size) { return BoxPool<sizeof(Box)>::Take(size); }
@@ -217,6 +239,10 @@ class Value {
   // REQUIRES: an array or object, and `kept.text` is exactly what
   // json::AppendSerialized writes for it. An empty container keeps nothing.
   void KeepText(KeptText kept);
+  // The non-empty array `kept.text` holds, exactly as json::AppendSerialized
+  // writes it: its items are built from that text when first read, so a
+  // reader that only writes the array again never builds them.
+  static Value UnbuiltArray(KeptText kept);
 
  private:
   using SharedArray = internal::Shared<Array>;

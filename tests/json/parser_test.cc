@@ -197,6 +197,59 @@ TEST(JsonValueTest, AKeptTextIsWrittenForItsContainerUntilAMutableAccess) {
   EXPECT_EQ(Serialize(empty), "[]");
 }
 
+// An array known by its kept text: the text as json::AppendSerialized
+// writes `items`.
+Value Unbuilt(const std::string& text) {
+  auto buffer = std::make_shared<const std::string>(text);
+  return Value::UnbuiltArray({buffer, *buffer});
+}
+
+TEST(JsonValueTest, AnUnbuiltArrayIsWrittenFromItsTextAndBuiltWhenRead) {
+  const std::string text = R"([{"number":1,"text":"a"},{"number":2,"text":"b \"q\""},[3,"x"],null])";
+  const Value lines = Unbuilt(text);
+  ASSERT_TRUE(lines.is_array());
+  EXPECT_EQ(lines.kept_text(), text);
+  EXPECT_EQ(Serialize(lines), text);  // written again as it was
+  ASSERT_EQ(lines.as_array().size(), 4u);  // the first read builds the items
+  EXPECT_EQ(lines, Parse(text).value());
+  EXPECT_EQ(lines.as_array()[1].Find("text")->as_string(), "b \"q\"");
+  EXPECT_EQ(lines.kept_text(), text) << "a read keeps the text";
+}
+
+TEST(JsonValueTest, AChangedUnbuiltArrayIsBuiltFirstAndItsCopiesKeepTheOriginal) {
+  const std::string text = R"([1,2,{"a":[3]}])";
+  Value v = Unbuilt(text);
+  const Value copy = v;  // shares the unbuilt box
+  v.as_array().push_back(Value(4));
+  EXPECT_EQ(Serialize(v), R"([1,2,{"a":[3]},4])");
+  EXPECT_TRUE(v.kept_text().empty());
+  EXPECT_EQ(Serialize(copy), text);
+  EXPECT_EQ(copy.as_array().size(), 3u);
+
+  Value alone = Unbuilt(text);  // not shared: changed in place once built
+  alone.as_array()[2].Set("b", true);
+  EXPECT_EQ(Serialize(alone), R"([1,2,{"a":[3],"b":true}])");
+}
+
+TEST(JsonValueTest, AnUnbuiltArrayReadOnSeveralThreadsAtOnceIsBuiltOnce) {
+  std::string text = "[";
+  for (int i = 0; i < 2000; ++i) text += (i ? "," : "") + std::string(R"({"number":)") + std::to_string(i) + R"(,"text":"line"})";
+  text += "]";
+  const Value expected = Parse(text).value();
+  for (int round = 0; round < 20; ++round) {
+    const Value lines = Unbuilt(text);
+    const Value::Array* seen[2] = {nullptr, nullptr};
+    auto read = [&](int id) {
+      seen[id] = &lines.as_array();
+      EXPECT_EQ(lines, expected);
+    };
+    std::thread a(read, 0), b(read, 1);
+    a.join();
+    b.join();
+    EXPECT_EQ(seen[0], seen[1]) << "both threads read the one built array";
+  }
+}
+
 TEST(JsonValueTest, SharedContainersMayBeCopiedChangedAndDroppedOnSeveralThreads) {
   const Value shared = Parse(R"({"lines":[{"n":1,"text":"a"},{"n":2,"text":"b"}],"path":"p"})").value();
   auto work = [&shared](int id) {

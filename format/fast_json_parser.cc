@@ -2,7 +2,9 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -77,15 +79,19 @@ bool SafeInteger(simdjson::dom::element el, int64_t& out) {
 }
 
 // A plain event's data converted from the tape of simdjson's DOM parse (its
-// layout: simdjson's doc/tape.md), read in step with the byte offset of each
-// token that stage 1 found (the parser's structural indexes). The offsets
-// show, without another pass over the bytes, whether a container's text is
-// what json::AppendSerialized writes for it: each token is followed at once by
-// the next (no whitespace), a string is two bytes longer than its content (no
-// escape), an integer has the digits the writer writes. Such a container of
-// at least kKeepBytes keeps its text (json::Value::KeepText) when the parser
-// is asked to (FastJsonParser::set_keep_texts), and writing it again is a
-// copy. One per parsed line, read before the parser's next parse.
+// layout: simdjson's doc/tape.md).
+//
+// Asked to keep texts (FastJsonParser::set_keep_texts), it first walks the
+// data's tape in step with the byte offset of each token that stage 1 found
+// (the parser's structural indexes). The offsets show, without another pass
+// over the bytes, whether a container's text is what json::AppendSerialized
+// writes for it: each token is followed at once by the next (no whitespace),
+// a string is two bytes longer than its content (no escape), an integer has
+// the digits the writer writes, an object has no repeated or index key. Such
+// a container of at least kKeepBytes keeps its text (json::Value::KeepText),
+// and writing it again is a copy; such an array is not even built
+// (json::Value::UnbuiltArray) until something reads its items. One per
+// parsed line, read before the parser's next parse.
 //
 // simdjson 3.0's structural indexes are public but documented for its own
 // benchmarks: the static_assert below pins the version this is written for.
@@ -132,32 +138,28 @@ class TapeReader {
     }
   }
 
-  // The value at tape index t, whose first token is s; kept texts are set
-  // once the whole value is built, each a slice of one copy of its
-  // outermost kept container's text.
+  // The value at tape index t, whose first token is s.
   Value Convert(size_t t, uint32_t s) {
-    kept_.clear();
-    uint32_t last_length = 0;
-    Value v = Read(t, s, last_length);
-    std::vector<std::pair<std::shared_ptr<const std::string>, size_t>> outer;  // buffer, its offset in the line
-    for (auto it = kept_.rbegin(); it != kept_.rend(); ++it) {  // parents before their descendants
-      while (!outer.empty() && !Within(*it, outer.back().second, outer.back().first->size())) outer.pop_back();
-      if (outer.empty()) outer.emplace_back(std::make_shared<const std::string>(text_.substr(it->begin, it->size)), it->begin);
-      const auto& [buffer, offset] = outer.back();
-      it->value.KeepText({buffer, std::string_view(*buffer).substr(it->begin - offset, it->size)});
+    spans_.clear();
+    next_span_ = 0;
+    if (keep_) {
+      size_t scan_t = t;
+      uint32_t last_length = 0;
+      Scan(scan_t, s, last_length);
+      ShareTexts();
     }
-    kept_.clear();
-    return v;
+    return Read(t);
   }
 
  private:
   static constexpr uint64_t kPayload = 0x00FFFFFFFFFFFFFFULL;
   static constexpr uint32_t kCountMask = 0xFFFFFF;
-  struct Kept {
-    Value value;  // shares the container's box
-    size_t begin, size;
+  static constexpr size_t kPairwiseKeys = 16;  // more keys are checked for repeats by sorting
+  // A container that keeps its text: where it is on the tape and in the line.
+  struct Span {
+    size_t t, begin, size;
+    json::KeptText kept;
   };
-  static bool Within(const Kept& k, size_t begin, size_t size) { return k.begin >= begin && k.begin + k.size <= begin + size; }
 
   // The number of bytes from token s to the next one.
   uint32_t Gap(uint32_t s) const { return at_[s + 1] - at_[s]; }
@@ -171,105 +173,158 @@ class TapeReader {
     return n;
   }
 
-  // Reads the value at t (first token s); moves t past it and s to its last
-  // token. `last_length`: that token's length when the value is written as
-  // the writer writes it (its caller checks the gap to the next token), or 0
-  // when it is not. Recursion is bounded by simdjson's maximum depth.
-  Value Read(size_t& t, uint32_t& s, uint32_t& last_length) {
+  // True when a key in keys_[from...] is there twice.
+  bool Repeats(size_t from) {
+    const auto first = keys_.begin() + static_cast<std::ptrdiff_t>(from);
+    if (keys_.size() - from <= kPairwiseKeys) {
+      for (auto i = first; i != keys_.end(); ++i) {
+        if (std::find(i + 1, keys_.end(), *i) != keys_.end()) return true;
+      }
+      return false;
+    }
+    std::sort(first, keys_.end());
+    return std::adjacent_find(first, keys_.end()) != keys_.end();
+  }
+
+  // Walks the value at t (first token s) without building it: moves t past
+  // it and s to its last token, and records each container's Span.
+  // `last_length`: that token's length when the value is written as the
+  // writer writes it (its caller checks the gap to the next token), or 0 when
+  // it is not. Recursion is bounded by simdjson's maximum depth.
+  void Scan(size_t& t, uint32_t& s, uint32_t& last_length) {
     const char tag = Tag(t);
     switch (tag) {
-      case '"': {
-        const std::string_view str = String(t++);
-        last_length = static_cast<uint32_t>(str.size()) + 2;
-        return Value(str);
+      case '"': last_length = static_cast<uint32_t>(String(t).size()) + 2; ++t; return;
+      case 'l': last_length = IntLength(Int(t)); t += 2; return;
+      case 'u':
+      case 'd': last_length = 0; t += 2; return;  // beyond int64, or not an integer: not the writer's digits
+      case 't':
+      case 'n': last_length = 4; ++t; return;
+      case 'f': last_length = 5; ++t; return;
+      default: ScanContainer(t, s, last_length, tag == '{');
+    }
+  }
+
+  void ScanContainer(size_t& t, uint32_t& s, uint32_t& last_length, bool object) {
+    const size_t close = static_cast<uint32_t>(tape_[t]) - 1;
+    const size_t open_t = t;
+    const uint32_t open = s;
+    bool canonical = Gap(open) == 1;
+    const size_t keys_from = keys_.size();  // this object's keys follow its ancestors'
+    ++t;
+    ++s;  // the first key or item, or the close
+    while (t < close) {
+      if (object) {
+        const std::string_view key = String(t++);
+        // The key and its colon; an index key would be moved first (json/value.h).
+        canonical = canonical && Gap(s) == key.size() + 2 && Gap(s + 1) == 1 &&
+                    !(!key.empty() && key[0] >= '0' && key[0] <= '9' && json::IsArrayIndexKey(key));
+        if (canonical) keys_.push_back(key);
+        s += 2;
       }
+      uint32_t length = 0;
+      if (const char tag = Tag(t); tag == '{' || tag == '[') {
+        ScanContainer(t, s, length, tag == '{');
+      } else {
+        Scan(t, s, length);
+      }
+      canonical = canonical && Gap(s) == length;  // the item's own text, then the comma if another follows
+      ++s;
+      if (t < close) {
+        canonical = canonical && Gap(s) == 1;
+        ++s;
+      }
+    }
+    ++t;  // past the close, whose token is s
+    canonical = canonical && !(object && Repeats(keys_from));  // a repeated key is merged when built
+    keys_.resize(keys_from);
+    last_length = canonical ? 1 : 0;  // a container written otherwise makes its parent so too
+    const size_t begin = at_[open], size = at_[s] + 1 - begin;
+    if (canonical && size >= kKeepBytes) spans_.push_back({open_t, begin, size, {}});
+  }
+
+  // Puts the spans in tape order (Scan finds children first) and gives
+  // each its text: a slice of one copy of its outermost keeping ancestor's.
+  void ShareTexts() {
+    std::sort(spans_.begin(), spans_.end(), [](const Span& a, const Span& b) { return a.t < b.t; });
+    std::shared_ptr<const std::string> outer;
+    size_t outer_begin = 0;
+    for (Span& sp : spans_) {
+      if (!outer || sp.begin >= outer_begin + outer->size()) {
+        outer = std::make_shared<const std::string>(text_.substr(sp.begin, sp.size));
+        outer_begin = sp.begin;
+      }
+      sp.kept = {outer, std::string_view(*outer).substr(sp.begin - outer_begin, sp.size)};
+    }
+  }
+
+  // Builds the value at t and moves t past it; containers meet their spans
+  // in the order Scan recorded them.
+  Value Read(size_t& t) {
+    const char tag = Tag(t);
+    switch (tag) {
+      case '"': return Value(String(t++));
       case 'l': {
         const int64_t v = Int(t);
         t += 2;
-        last_length = IntLength(v);
         return Value(static_cast<double>(v));
       }
       case 'u': {
         const auto v = static_cast<uint64_t>(tape_[t + 1]);
         t += 2;
-        last_length = 0;
         return Value(static_cast<double>(v));
       }
       case 'd': {
         double d = 0;
         std::memcpy(&d, &tape_[t + 1], sizeof d);
         t += 2;
-        last_length = 0;
         return Value(d);
       }
-      case 't': ++t; last_length = 4; return Value(true);
-      case 'f': ++t; last_length = 5; return Value(false);
-      case 'n': ++t; last_length = 4; return Value();
-      default: return ReadContainer(t, s, last_length, tag == '{');
+      case 't': ++t; return Value(true);
+      case 'f': ++t; return Value(false);
+      case 'n': ++t; return Value();
+      default: return ReadContainer(t, tag == '{');
     }
   }
 
-  Value ReadContainer(size_t& t, uint32_t& s, uint32_t& last_length, bool object) {
+  Value ReadContainer(size_t& t, bool object) {
+    Span* span = next_span_ < spans_.size() && spans_[next_span_].t == t ? &spans_[next_span_++] : nullptr;
+    if (span && !object) {  // written again, or read later if at all
+      t = After(t);
+      while (next_span_ < spans_.size() && spans_[next_span_].t < t) ++next_span_;  // its descendants'
+      return Value::UnbuiltArray(std::move(span->kept));
+    }
     const size_t close = static_cast<uint32_t>(tape_[t]) - 1;
     const auto count = static_cast<size_t>((tape_[t] >> 32) & kCountMask);  // may saturate: a hint only
-    const uint32_t open = s;
-    bool canonical = keep_ && Gap(open) == 1;  // without keep_, no check is made
     ++t;
-    ++s;  // the first key or item, or the close
-    // After an item (s at its last token): the item's own text, then the comma if another follows.
-    auto next = [&](uint32_t length) {
-      canonical = canonical && Gap(s) == length;
-      ++s;
-      if (t < close) {
-        canonical = canonical && Gap(s) == 1;
-        ++s;
+    Value v;
+    if (object) {
+      Value::Object members;
+      members.reserve(count);
+      while (t < close) {
+        const std::string_view key = String(t++);
+        Value member = Read(t);
+        members.emplace_back(std::string(key), std::move(member));
       }
-    };
-    Value v = object ? ReadMembers(t, s, close, count, canonical, next) : ReadItems(t, s, close, count, next);
-    ++t;  // past the close, whose token is s
-    last_length = canonical ? 1 : 0;  // a container written otherwise makes its parent so too
-    const size_t begin = at_[open], size = at_[s] + 1 - begin;
-    if (canonical && keep_ && size >= kKeepBytes) kept_.push_back({v, begin, size});
-    return v;
-  }
-
-  template <class Next>
-  Value ReadMembers(size_t& t, uint32_t& s, size_t close, size_t count, bool& canonical, Next& next) {
-    Value::Object members;
-    members.reserve(count);
-    while (t < close) {
-      const std::string_view key = String(t++);
-      // The key and its colon; an index key would be moved first (json/value.h).
-      canonical = canonical && Gap(s) == key.size() + 2 && Gap(s + 1) == 1 && !json::IsArrayIndexKey(key);
-      s += 2;
-      uint32_t length = 0;
-      Value member = Read(t, s, length);
-      members.emplace_back(std::string(key), std::move(member));
-      next(length);
+      v = Value::MakeObject(std::move(members));
+    } else {
+      Value::Array items;
+      items.reserve(count);
+      while (t < close) items.push_back(Read(t));
+      v = Value(std::move(items));
     }
-    const size_t read = members.size();
-    Value v = Value::MakeObject(std::move(members));
-    canonical = canonical && std::as_const(v).as_object().size() == read;  // no repeated key merged
+    ++t;  // past the close
+    if (span) v.KeepText(std::move(span->kept));
     return v;
-  }
-
-  template <class Next>
-  Value ReadItems(size_t& t, uint32_t& s, size_t close, size_t count, Next& next) {
-    Value::Array items;
-    items.reserve(count);
-    while (t < close) {
-      uint32_t length = 0;
-      items.push_back(Read(t, s, length));
-      next(length);
-    }
-    return Value(std::move(items));
   }
 
   const uint64_t* tape_;
   const uint8_t* strings_;
   const uint32_t* at_;
   std::string_view text_;
-  std::vector<Kept> kept_;
+  std::vector<Span> spans_;
+  size_t next_span_ = 0;
+  std::vector<std::string_view> keys_;  // of the objects being scanned, outermost first
   bool keep_;
 };
 

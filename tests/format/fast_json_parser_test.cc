@@ -216,6 +216,13 @@ TEST(FastJsonParserTest, EveryKeptTextOfAFixtureEventIsWhatTheWriterWrites) {
   EXPECT_GT(kept, 10u);  // the fixtures' tool results keep theirs
 }
 
+// An object's text, unclosed, with `n` keys k0, k1, ...
+std::string ManyKeys(int n) {
+  std::string text = "{";
+  for (int k = 0; k < n; ++k) text += (k ? ",\"k" : "\"k") + std::to_string(k) + "\":" + std::to_string(k);
+  return text;
+}
+
 // A read result's meta, as dsh writes it, with `lines` written by `line`.
 std::string ReadEvent(const std::function<std::string(int)>& line, const std::string& meta_tail = "") {
   std::string lines;
@@ -230,6 +237,7 @@ TEST(FastJsonParserTest, AContainerWrittenOtherwiseThanTheWriterWritesKeepsNoTex
   // Written as the writer writes it: data, meta and lines keep their texts.
   EXPECT_EQ(KeptTexts(fast, ReadEvent(plain)), 3u);
   EXPECT_EQ(KeptTexts(fast, ReadEvent(plain, R"(,"totalLines":40,"ok":true,"none":null,"no":false,"neg":-7)")), 3u);
+  EXPECT_EQ(KeptTexts(fast, ReadEvent([&](int i) { return i == 7 ? ManyKeys(20) + "}" : plain(i); })), 3u);
   // Otherwise, in one line or one token: the text is not what the writer
   // writes, so neither lines, nor meta, nor data keeps it.
   const std::vector<std::function<std::string(int)>> others = {
@@ -243,6 +251,7 @@ TEST(FastJsonParserTest, AContainerWrittenOtherwiseThanTheWriterWritesKeepsNoTex
       [&](int i) { return i == 7 ? R"({"number":1000000000000000,"text":"x"})" : plain(i); },  // past the writer's integers
       [&](int i) { return i == 7 ? R"({"text":"x","1":7})" : plain(i); },                // an index key goes first
       [&](int i) { return i == 7 ? R"({"number":7,"number":8})" : plain(i); },           // a repeated key
+      [&](int i) { return i == 7 ? ManyKeys(20) + R"(,"k3":0})" : plain(i); },            // ... among many
   };
   for (const auto& other : others) EXPECT_EQ(KeptTexts(fast, ReadEvent(other)), 0u) << ReadEvent(other);
   // An envelope whose data comes first: its members after data are still read.

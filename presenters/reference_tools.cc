@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "engine/json/kept_reader.h"
 #include "engine/json/lenient.h"
 #include "engine/json/writer.h"
 #include "engine/schema/schema_compiler.h"
@@ -88,6 +89,42 @@ std::optional<Value> ReadCall(const Value& args) {
       .Build();
 }
 
+bool IsIntNumber(double d) { return std::isfinite(d) && std::trunc(d) == d; }
+
+// One line of a read card's meta, checked in order: an object whose
+// "number" (null: absent or not a number) is an integer above the previous
+// line's and at most the total, and whose "text" is a string.
+bool LineValid(bool is_object, const double* number, bool text_is_string, double total, double& previous) {
+  if (!is_object || !number || !IsIntNumber(*number) || *number < 1 || !text_is_string) return false;
+  if (*number <= previous || *number > total) return false;
+  previous = *number;
+  return true;
+}
+
+bool LinesValid(const Value& lines, double offset, double total) {
+  double previous = offset - 1;
+  if (const std::string_view kept = lines.kept_text(); !kept.empty()) {
+    // Read in place: the lines are written again as they are, so their
+    // items need not be built (json::Value::UnbuiltArray).
+    return json::kept::ForEachItem(kept, [&](std::string_view line, std::span<const json::kept::Member> members) {
+      using json::kept::KindOf;
+      const std::string_view number = json::kept::Find(members, "number"), text = json::kept::Find(members, "text");
+      const bool is_number = KindOf(number) == Value::Kind::kNumber;
+      const double n = is_number ? json::kept::NumberOf(number) : 0;
+      return LineValid(KindOf(line) == Value::Kind::kObject, is_number ? &n : nullptr,
+                       KindOf(text) == Value::Kind::kString, total, previous);
+    });
+  }
+  for (const Value& line : lines.as_array()) {
+    const Value* number = line.Find("number");
+    const double n = IsNum(number) ? number->as_number() : 0;
+    if (!LineValid(line.is_object(), IsNum(number) ? &n : nullptr, IsStr(line.Find("text")), total, previous)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // dsh's readMetaFromMeta: the read card's meta, checked.
 bool ReadMetaValid(const Value* meta) {
   if (!meta || !meta->is_object()) return false;
@@ -99,15 +136,7 @@ bool ReadMetaValid(const Value* meta) {
       total->as_number() < 0 || !lines || !lines->is_array() || (lang && !lang->is_string())) {
     return false;
   }
-  double previous = offset->as_number() - 1;
-  for (const Value& line : lines->as_array()) {
-    const Value* number = line.Find("number");
-    if (!line.is_object() || !IsInt(number) || number->as_number() < 1 || !IsStr(line.Find("text"))) return false;
-    const double n = number->as_number();
-    if (n <= previous || n > total->as_number()) return false;
-    previous = n;
-  }
-  return true;
+  return LinesValid(*lines, offset->as_number(), total->as_number());
 }
 
 // The body of a read envelope:

@@ -57,6 +57,46 @@ TEST(ReferencePresentersTest, AnExitCodeBeyondTheDoubleRangeIsInfinityAsInJavaSc
   }
 }
 
+// A read card's lines are checked in place when they are known by their
+// kept text only (json::Value::UnbuiltArray): every check gives what the
+// built lines give.
+TEST(ReferencePresentersTest, ReadLinesKeptAsTextAreCheckedAsBuiltLinesAre) {
+  const ToolPresenter& read = *ReferencePresenters().Find("read");
+  const Value args = Value::MakeObject({{"file_path", "a.ts"}});
+  Content content{Value::MakeObject(
+      {{"type", "text"}, {"text", "<path>/w/a.ts</path>\n<type>file</type>\n<content>\n1: a\n2: b\n</content>"}})};
+  const std::vector<std::pair<std::string, bool>> cases = {
+      {R"([{"number":3,"text":"a"},{"number":4,"text":"b"}])", true},
+      {R"([{"text":"a","number":3,"more":[1,{"number":0}]},{"number":9,"text":"\"}]\\"}])", true},
+      {R"([{"text":"a","number":3},{"number":5,"text":""}])", true},
+      {R"([])", true},
+      {R"([{"number":2,"text":"a"}])", false},          // before the offset
+      {R"([{"number":3,"text":"a"},{"number":3,"text":"b"}])", false},  // not increasing
+      {R"([{"number":11,"text":"a"}])", false},         // past the total
+      {R"([{"number":3.5,"text":"a"}])", false},
+      {R"([{"number":"3","text":"a"}])", false},
+      {R"([{"number":3,"text":7}])", false},
+      {R"([{"number":3}])", false},
+      {R"([{"number":3,"text":null}])", false},
+      {R"([[3,"a"]])", false},
+      {R"(["3: a"])", false},
+      {R"([{"number":1e+21,"text":"a"}])", false},
+  };
+  for (const auto& [lines_text, valid] : cases) {
+    auto meta_with = [&](Value lines) {
+      return Value::MakeObject({{"path", "/w/a.ts"}, {"offset", 3}, {"lines", std::move(lines)}, {"totalLines", 10}});
+    };
+    const Value built = meta_with(json::Parse(lines_text).value());
+    auto buffer = std::make_shared<const std::string>(lines_text);
+    const Value kept = meta_with(lines_text == "[]" ? Value(Value::Array{}) : Value::UnbuiltArray({buffer, *buffer}));
+    const PresentOutcome from_built = PresentResultOutcome(read, args, {content, false, &built});
+    const PresentOutcome from_kept = PresentResultOutcome(read, args, {content, false, &kept});
+    EXPECT_EQ(from_built.how == Presented::kView, valid) << lines_text;
+    EXPECT_EQ(from_kept.how, from_built.how) << lines_text;
+    if (from_built.view && from_kept.view) EXPECT_EQ(json::Serialize(*from_kept.view), json::Serialize(*from_built.view));
+  }
+}
+
 TEST(ReferencePresentersTest, SoftValidationAndThrowsSelectTheFallback) {
   PresenterSet set;
   ASSERT_TRUE(set.Add(

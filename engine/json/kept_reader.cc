@@ -1,6 +1,8 @@
 #include "engine/json/kept_reader.h"
 
+#include <bit>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 
 #ifdef __SSE2__
@@ -10,16 +12,24 @@
 namespace retrace::json::kept {
 namespace {
 
-// The index of the first '"' at or after `from`, or text.size(): sixteen
-// bytes at a time with SSE2 (every x86-64 has it), inline (strings are short
-// and many: a call to memchr for each cost more than the scan).
+// The index of the first '"' at or after `from`, or text.size(): 64 bytes
+// at a time with SSE2 (every x86-64 has it), inline. Most strings of a kept
+// text are short: a call to memchr for each cost more than the scan, and a
+// block that usually holds the whole string spares a mispredicted loop exit.
 size_t FindQuote(std::string_view text, size_t from) {
   size_t i = from;
 #ifdef __SSE2__
   const __m128i quote = _mm_set1_epi8('"');
+  auto mask16 = [&](size_t at) {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + at));
+    return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(b, quote))));
+  };
+  for (; i + 64 <= text.size(); i += 64) {
+    const uint64_t mask = mask16(i) | mask16(i + 16) << 16 | mask16(i + 32) << 32 | mask16(i + 48) << 48;
+    if (mask) return i + static_cast<size_t>(std::countr_zero(mask));
+  }
   for (; i + 16 <= text.size(); i += 16) {
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
-    if (const int mask = _mm_movemask_epi8(_mm_cmpeq_epi8(b, quote))) return i + static_cast<size_t>(__builtin_ctz(mask));
+    if (const uint64_t mask = mask16(i)) return i + static_cast<size_t>(std::countr_zero(mask));
   }
 #endif
   while (i < text.size() && text[i] != '"') ++i;

@@ -26,6 +26,26 @@ TEST(KeptReaderTest, ValuesEndWhereTheirBracketsBalanceOutsideStrings) {
   EXPECT_EQ(ValueAt(text, text.size()), "");
 }
 
+TEST(KeptReaderTest, StringsOfEveryLengthEndAtTheirClosingQuote) {
+  // Lengths across the scan's 16- and 64-byte blocks, with escaped quotes
+  // and backslashes at and around block edges.
+  Value::Array items;
+  for (size_t n = 0; n < 200; ++n) {
+    std::string s(n, 'x');
+    if (n > 0) s[n - 1] = '"';
+    if (n > 17) s[16] = '\\';
+    if (n > 64) s[63] = '"';
+    items.emplace_back(s);
+  }
+  const std::string text = Serialize(Value(items));
+  size_t i = 0;
+  EXPECT_TRUE(ForEachItem(text, [&](std::string_view item, std::span<const Member>) {
+    EXPECT_EQ(item, Serialize(items[i])) << i;
+    return ++i <= items.size();
+  }));
+  EXPECT_EQ(i, items.size());
+}
+
 TEST(KeptReaderTest, ObjectItemsAreSplitIntoTheirMembersInOrder) {
   const std::string text = Canonical(R"([{"number":3,"text":"a,b}","nested":{"number":9}},{},7])");
   std::vector<std::vector<Member>> seen;

@@ -82,16 +82,16 @@ bool SafeInteger(simdjson::dom::element el, int64_t& out) {
 // layout: simdjson's doc/tape.md).
 //
 // Asked to keep texts (FastJsonParser::set_keep_texts), it first walks the
-// data's tape in step with the byte offset of each token that stage 1 found
-// (the parser's structural indexes). The offsets show, without another pass
-// over the bytes, whether a container's text is what json::AppendSerialized
-// writes for it: each token is followed at once by the next (no whitespace),
-// a string is two bytes longer than its content (no escape), an integer has
-// the digits the writer writes, an object has no repeated or index key. Such
-// a container of at least kKeepBytes keeps its text (json::Value::KeepText),
-// and writing it again is a copy; such an array is not even built
-// (json::Value::UnbuiltArray) until something reads its items. One per
-// parsed line, read before the parser's next parse.
+// data's tape in step with the tokens that stage 1 found (the parser's
+// structural indexes, the byte offset of each). The offsets of a container's
+// first and last tokens show, without another pass over the bytes, whether
+// its text is what json::AppendSerialized writes for it: its size is then the
+// sum of what the writer writes for each token (no whitespace, no escape in
+// a string, an integer in the writer's digits), and it has no repeated or
+// index key. Such a container of at least kKeepBytes keeps its text
+// (json::Value::KeepText), and writing it again is a copy; such an array is
+// not even built (json::Value::UnbuiltArray) until something reads its
+// items. One per parsed line, read before the parser's next parse.
 //
 // simdjson 3.0's structural indexes are public but documented for its own
 // benchmarks: the static_assert below pins the version this is written for.
@@ -144,8 +144,7 @@ class TapeReader {
     next_span_ = 0;
     if (keep_) {
       size_t scan_t = t;
-      uint32_t last_length = 0;
-      Scan(scan_t, s, last_length);
+      Scan(scan_t, s);
       ShareTexts();
     }
     return Read(t);
@@ -160,9 +159,6 @@ class TapeReader {
     size_t t, begin, size;
     json::KeptText kept;
   };
-
-  // The number of bytes from token s to the next one.
-  uint32_t Gap(uint32_t s) const { return at_[s + 1] - at_[s]; }
 
   // The characters the writer writes for an integer read as one (0: none
   // that can be trusted, so its container keeps no text).
@@ -187,60 +183,66 @@ class TapeReader {
   }
 
   // Walks the value at t (first token s) without building it: moves t past
-  // it and s to its last token, and records each container's Span.
-  // `last_length`: that token's length when the value is written as the
-  // writer writes it (its caller checks the gap to the next token), or 0 when
-  // it is not. Recursion is bounded by simdjson's maximum depth.
-  void Scan(size_t& t, uint32_t& s, uint32_t& last_length) {
+  // it and s to its last token, and records each container's Span. Returns
+  // the length of the writer's text for the value when the value is written
+  // exactly so, else 0. A container's tokens are each at least as long as
+  // the writer writes them (whitespace follows a token, an escape is longer
+  // than its character, "-0" than 0), so its text is the writer's exactly
+  // when their lengths add up to its size. Recursion is bounded by
+  // simdjson's maximum depth.
+  size_t Scan(size_t& t, uint32_t& s) {
     const char tag = Tag(t);
     switch (tag) {
-      case '"': last_length = static_cast<uint32_t>(String(t).size()) + 2; ++t; return;
-      case 'l': last_length = IntLength(Int(t)); t += 2; return;
+      case '"': return String(t++).size() + 2;
+      case 'l': {
+        const uint32_t length = IntLength(Int(t));
+        t += 2;
+        return length;
+      }
       case 'u':
-      case 'd': last_length = 0; t += 2; return;  // beyond int64, or not an integer: not the writer's digits
+      case 'd': t += 2; return 0;  // beyond int64, or not an integer: not the writer's digits
       case 't':
-      case 'n': last_length = 4; ++t; return;
-      case 'f': last_length = 5; ++t; return;
-      default: ScanContainer(t, s, last_length, tag == '{');
+      case 'n': ++t; return 4;
+      case 'f': ++t; return 5;
+      default: return ScanContainer(t, s, tag == '{');
     }
   }
 
-  void ScanContainer(size_t& t, uint32_t& s, uint32_t& last_length, bool object) {
+  size_t ScanContainer(size_t& t, uint32_t& s, bool object) {
     const size_t close = static_cast<uint32_t>(tape_[t]) - 1;
     const size_t open_t = t;
     const uint32_t open = s;
-    bool canonical = Gap(open) == 1;
     const size_t keys_from = keys_.size();  // this object's keys follow its ancestors'
+    bool canonical = true;
+    size_t length = 2;  // the brackets
+    uint32_t next = open + 1;  // the token after the previous one
     ++t;
-    ++s;  // the first key or item, or the close
     while (t < close) {
       if (object) {
         const std::string_view key = String(t++);
-        // The key and its colon; an index key would be moved first (json/value.h).
-        canonical = canonical && Gap(s) == key.size() + 2 && Gap(s + 1) == 1 &&
-                    !(!key.empty() && key[0] >= '0' && key[0] <= '9' && json::IsArrayIndexKey(key));
+        // An index key would be moved first (json/value.h).
+        canonical = canonical && !(!key.empty() && key[0] >= '0' && key[0] <= '9' && json::IsArrayIndexKey(key));
         if (canonical) keys_.push_back(key);
-        s += 2;
+        length += key.size() + 3;  // its quotes and the colon
+        next += 2;
       }
-      uint32_t length = 0;
-      if (const char tag = Tag(t); tag == '{' || tag == '[') {
-        ScanContainer(t, s, length, tag == '{');
-      } else {
-        Scan(t, s, length);
-      }
-      canonical = canonical && Gap(s) == length;  // the item's own text, then the comma if another follows
-      ++s;
-      if (t < close) {
-        canonical = canonical && Gap(s) == 1;
-        ++s;
+      s = next;
+      const size_t item = Scan(t, s);
+      canonical = canonical && item != 0;
+      length += item;
+      next = s + 1;
+      if (t < close) {  // a comma
+        ++next;
+        ++length;
       }
     }
-    ++t;  // past the close, whose token is s
-    canonical = canonical && !(object && Repeats(keys_from));  // a repeated key is merged when built
-    keys_.resize(keys_from);
-    last_length = canonical ? 1 : 0;  // a container written otherwise makes its parent so too
+    s = next;  // the close
+    ++t;
     const size_t begin = at_[open], size = at_[s] + 1 - begin;
+    canonical = canonical && length == size && !(object && Repeats(keys_from));  // a repeated key is merged when built
+    keys_.resize(keys_from);
     if (canonical && size >= kKeepBytes) spans_.push_back({open_t, begin, size, {}});
+    return canonical ? size : 0;
   }
 
   // Puts the spans in tape order (Scan finds children first) and gives

@@ -44,7 +44,11 @@ class Card {
 
 // {type:"text", text}
 inline json::Value TextBlock(std::string text) {
-  return json::Value::MakeObject({{"type", "text"}, {"text", std::move(text)}});
+  json::Value::Object members;  // not an initializer list: its members are copied, and a text may be long
+  members.reserve(2);
+  members.emplace_back("type", "text");
+  members.emplace_back("text", std::move(text));
+  return json::Value::MakeObject(std::move(members));
 }
 
 // {path, line?}

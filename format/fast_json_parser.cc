@@ -100,13 +100,26 @@ static_assert(simdjson::SIMDJSON_VERSION_MAJOR == 3, "the tape walk follows simd
 class TapeReader {
  public:
   static constexpr size_t kKeepBytes = 256;
+  // A container that keeps its text: where it is on the tape and in the line.
+  struct Span {
+    size_t t, begin, size;
+    json::KeptText kept;
+  };
+  // What keeping texts works with, kept by the parser from line to line.
+  struct Scratch {
+    std::vector<Span> spans;
+    std::vector<std::string_view> keys;  // of the objects being scanned, outermost first
+  };
 
-  TapeReader(const simdjson::dom::parser& parser, std::string_view text, bool keep)
+  // A line shorter than kKeepBytes has no container to keep.
+  TapeReader(const simdjson::dom::parser& parser, std::string_view text, bool keep, Scratch& scratch)
       : tape_(parser.doc.tape.get()),
         strings_(parser.doc.string_buf.get()),
         at_(parser.implementation->structural_indexes.get()),
         text_(text),
-        keep_(keep) {}
+        keep_(keep && text.size() >= kKeepBytes),
+        spans_(scratch.spans),
+        keys_(scratch.keys) {}
 
   char Tag(size_t t) const { return static_cast<char>(tape_[t] >> 56); }
   // For '{' and '[': the tape index just past the matching close.
@@ -147,19 +160,15 @@ class TapeReader {
       Scan(scan_t, s);
       ShareTexts();
     }
-    return Read(t);
+    Value v = Read(t);
+    spans_.clear();  // the texts of spans Read skipped go now, not with the next line
+    return v;
   }
 
  private:
   static constexpr uint64_t kPayload = 0x00FFFFFFFFFFFFFFULL;
   static constexpr uint32_t kCountMask = 0xFFFFFF;
   static constexpr size_t kPairwiseKeys = 16;  // more keys are checked for repeats by sorting
-  // A container that keeps its text: where it is on the tape and in the line.
-  struct Span {
-    size_t t, begin, size;
-    json::KeptText kept;
-  };
-
   // The characters the writer writes for an integer read as one (0: none
   // that can be trusted, so its container keeps no text).
   static uint32_t IntLength(int64_t v) {
@@ -324,10 +333,10 @@ class TapeReader {
   const uint8_t* strings_;
   const uint32_t* at_;
   std::string_view text_;
-  std::vector<Span> spans_;
-  size_t next_span_ = 0;
-  std::vector<std::string_view> keys_;  // of the objects being scanned, outermost first
   bool keep_;
+  std::vector<Span>& spans_;
+  std::vector<std::string_view>& keys_;
+  size_t next_span_ = 0;
 };
 
 // The envelope's keys (log/event.h), a bit each.
@@ -507,6 +516,7 @@ std::optional<PackedRow> ReadPackedRow(simdjson::dom::object row, std::string_vi
 struct FastJsonParser::Impl {
   simdjson::dom::parser parser;
   bool keep_texts = false;
+  TapeReader::Scratch scratch;  // reused from line to line
 
   // False when simdjson refuses `text` (json::Parse then has the verdict).
   // realloc_if_needed: unless padded, the text is copied into a padded buffer.
@@ -536,7 +546,7 @@ Result<FastJsonParser::Line> FastJsonParser::ParseLine(std::string_view text,
     ASSIGN_OR_RETURN(line.value, json::Parse(text));
     return line;
   }
-  TapeReader tape(impl_->parser, text, impl_->keep_texts);
+  TapeReader tape(impl_->parser, text, impl_->keep_texts, impl_->scratch);
   line.event = ReadPlainEvent(tape, need);
   if (line.event) return line;
   std::string_view type;
@@ -554,7 +564,7 @@ Result<log::Event> FastJsonParser::ParseEvent(std::string_view text, bool padded
     ASSIGN_OR_RETURN(Value value, json::Parse(text));
     return log::EventFromJson(std::move(value));
   }
-  TapeReader tape(impl_->parser, text, impl_->keep_texts);
+  TapeReader tape(impl_->parser, text, impl_->keep_texts, impl_->scratch);
   if (std::optional<log::Event> event = ReadPlainEvent(tape, nullptr)) return std::move(*event);
   return log::EventFromJson(Convert(doc));
 }

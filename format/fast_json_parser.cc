@@ -305,28 +305,31 @@ class TapeReader {
       while (next_span_ < spans_.size() && spans_[next_span_].t < t) ++next_span_;  // its descendants'
       return Value::UnbuiltArray(std::move(span->kept));
     }
-    const size_t close = static_cast<uint32_t>(tape_[t]) - 1;
-    const auto count = static_cast<size_t>((tape_[t] >> 32) & kCountMask);  // may saturate: a hint only
-    ++t;
-    Value v;
-    if (object) {
-      Value::Object members;
-      members.reserve(count);
-      while (t < close) {
-        const std::string_view key = String(t++);
-        Value member = Read(t);
-        members.emplace_back(std::string(key), std::move(member));
-      }
-      v = Value::MakeObject(std::move(members));
-    } else {
-      Value::Array items;
-      items.reserve(count);
-      while (t < close) items.push_back(Read(t));
-      v = Value(std::move(items));
-    }
-    ++t;  // past the close
+    Value v = object ? ReadMembers(t) : ReadItems(t);
     if (span) v.KeepText(std::move(span->kept));
     return v;
+  }
+
+  // The object or array at t (its children built); moves t past its close.
+  Value ReadMembers(size_t& t) {
+    const size_t close = static_cast<uint32_t>(tape_[t]) - 1;
+    Value::Object members;
+    members.reserve(static_cast<size_t>((tape_[t] >> 32) & kCountMask));  // the count may saturate: a hint only
+    for (++t; t < close;) {
+      const std::string_view key = String(t++);
+      Value member = Read(t);
+      members.emplace_back(std::string(key), std::move(member));
+    }
+    ++t;
+    return Value::MakeObject(std::move(members));
+  }
+  Value ReadItems(size_t& t) {
+    const size_t close = static_cast<uint32_t>(tape_[t]) - 1;
+    Value::Array items;
+    items.reserve(static_cast<size_t>((tape_[t] >> 32) & kCountMask));
+    for (++t; t < close;) items.push_back(Read(t));
+    ++t;
+    return Value(std::move(items));
   }
 
   const uint64_t* tape_;

@@ -100,11 +100,11 @@ template <class T>
 class Shared {
  public:
   Shared() = default;
-  explicit Shared(T data) : box_(data.empty() ? nullptr : new Box{{1}, std::move(data), nullptr}) {}
+  explicit Shared(T data) : box_(data.empty() ? nullptr : new Box{{1}, {true}, std::move(data), nullptr}) {}
   // A container known by its kept text alone, built from it on first read.
   static Shared Unbuilt(KeptText kept) {
     Shared s;
-    s.box_ = new Box{{1}, T(), std::make_unique<KeptText>(std::move(kept)), false};
+    s.box_ = new Box{{1}, {false}, T(), std::make_unique<KeptText>(std::move(kept))};
     return s;
   }
   Shared(const Shared& other) : box_(other.box_) {
@@ -126,12 +126,12 @@ class Shared {
   // is dropped: the container may change.
   T& mut() {
     if (!box_) {
-      box_ = new Box{{1}, T(), nullptr};
+      box_ = new Box{{1}, {true}, T(), nullptr};
       return box_->data;
     }
     if (!box_->built.load(std::memory_order_acquire)) BuildKept(box_->built, box_->kept.get(), box_->data);
     if (box_->refs.load(std::memory_order_acquire) != 1) {
-      Box* own = new Box{{1}, box_->data, nullptr};
+      Box* own = new Box{{1}, {true}, box_->data, nullptr};
       Release();
       box_ = own;
     } else if (box_->kept) {
@@ -150,9 +150,9 @@ class Shared {
  private:
   struct Box {
     std::atomic<uint32_t> refs;
+    std::atomic<bool> built;  // false: `data` is still to be built from `kept` (Unbuilt()); beside refs, in its padding
     T data;
     std::unique_ptr<KeptText> kept;  // set by the parse that built it, before another thread sees it
-    std::atomic<bool> built = true;  // false: `data` is still to be built from `kept` (Unbuilt())
     // Boxes come and go by the hundred thousand when a log is read: they
     // are recycled through a per-thread free list rather than malloc.
     static void* operator new(size_t size) { return BoxPool<sizeof(Box)>::Take(size); }

@@ -31,9 +31,14 @@ void AppendUnicodeEscape(std::string& out, uint32_t unit) {
 // is written as U+FFFD (see writer.h).
 constexpr bool NeedsCare(unsigned char b) { return b < 0x20 || b == '"' || b == '\\' || b >= 0x80; }
 
+// An open container: its children (items, or members of an object), read
+// once when it opens.
 struct Frame {
-  const Value* v;
+  const Value* items;
+  const Value::Member* members;
+  size_t size;
   size_t next;  // index of the next child to write
+  bool object;
 };
 
 // The length of the prefix of s[i..] that needs no care: sixteen bytes at a
@@ -199,26 +204,29 @@ void AppendSerialized(std::string& out, const Value& root) {
           out += kept;  // the parse's text, what the loop below would write
           break;
         }
-        out += v->is_array() ? '[' : '{';
-        stack.push_back({v, 0});
+        if (v->is_array()) {
+          out += '[';
+          stack.push_back({v->as_array().data(), nullptr, v->as_array().size(), 0, false});
+        } else {
+          out += '{';
+          stack.push_back({nullptr, v->as_object().data(), v->as_object().size(), 0, true});
+        }
         break;
     }
     // Find the next child to write, closing finished containers.
     v = nullptr;
     while (!stack.empty()) {
       Frame& f = stack.back();
-      const bool is_array = f.v->is_array();
-      const size_t size = is_array ? f.v->as_array().size() : f.v->as_object().size();
-      if (f.next == size) {
-        out += is_array ? ']' : '}';
+      if (f.next == f.size) {
+        out += f.object ? '}' : ']';
         stack.pop_back();
         continue;
       }
       if (f.next > 0) out += ',';
-      if (is_array) {
-        v = &f.v->as_array()[f.next++];
+      if (!f.object) {
+        v = &f.items[f.next++];
       } else {
-        const auto& m = f.v->as_object()[f.next++];
+        const Value::Member& m = f.members[f.next++];
         AppendQuoted(out, m.first);
         out += ':';
         v = &m.second;

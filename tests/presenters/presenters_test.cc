@@ -93,7 +93,9 @@ TEST(ReferencePresentersTest, ReadLinesKeptAsTextAreCheckedAsBuiltLinesAre) {
     const PresentOutcome from_kept = PresentResultOutcome(read, args, {content, false, &kept});
     EXPECT_EQ(from_built.how == Presented::kView, valid) << lines_text;
     EXPECT_EQ(from_kept.how, from_built.how) << lines_text;
-    if (from_built.view && from_kept.view) EXPECT_EQ(json::Serialize(*from_kept.view), json::Serialize(*from_built.view));
+    if (from_built.view && from_kept.view) {
+      EXPECT_EQ(json::Serialize(*from_kept.view), json::Serialize(*from_built.view)) << lines_text;
+    }
   }
 }
 

@@ -180,11 +180,16 @@ Value Value::UnbuiltArray(KeptText kept) {
 namespace internal {
 namespace {
 
-std::mutex build_mutex;  // builds are rare and short: one lock for all
+// A build holds the lock of its box's stripe: two threads never build one
+// box twice, and builds of different boxes seldom wait for each other.
+std::mutex& BuildLock(const void* box) {
+  static std::mutex stripes[64];
+  return stripes[(reinterpret_cast<uintptr_t>(box) >> 6) % 64];
+}
 
 template <class T>
 void Build(std::atomic<bool>& built, const KeptText* kept, T& out) {
-  std::lock_guard<std::mutex> lock(build_mutex);
+  std::lock_guard<std::mutex> lock(BuildLock(&built));
   if (built.load(std::memory_order_relaxed)) return;
   Result<Value> parsed = Parse(kept->text);
   if (!parsed.ok()) {  // a kept text is a parse's own valid input: a bug if not

@@ -15,6 +15,10 @@
 // container gives this value its own. A mutable reference obtained before
 // the value is copied must not be used after: take it again.
 //
+// A container may keep the text it was parsed from (kept_text()), which the
+// writer then copies; an array may even be known by that text alone until
+// its items are first read (UnbuiltArray()).
+//
 // Comparison, serialization and destruction never recurse deeper than a
 // small bound: arbitrarily deep values never overflow the stack.
 #ifndef RETRACE_ENGINE_JSON_VALUE_H_

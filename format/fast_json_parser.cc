@@ -269,8 +269,8 @@ class TapeReader {
     }
   }
 
-  // Builds the value at t and moves t past it; containers meet their spans
-  // in the order Scan recorded them.
+  // Builds the value at t and moves t past it; a container finds its span,
+  // if it has one, next in tape order.
   Value Read(size_t& t) {
     const char tag = Tag(t);
     switch (tag) {

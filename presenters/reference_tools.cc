@@ -24,7 +24,8 @@ std::string Str(const Value& obj, std::string_view key) { return json::Str(json:
 bool IsStr(const Value* v) { return v && v->is_string(); }
 bool IsNum(const Value* v) { return v && v->is_number(); }
 bool IsBool(const Value* v) { return v && v->is_bool(); }
-bool IsInt(const Value* v) { return IsNum(v) && std::isfinite(v->as_number()) && std::trunc(v->as_number()) == v->as_number(); }
+bool IsIntNumber(double d) { return std::isfinite(d) && std::trunc(d) == d; }
+bool IsInt(const Value* v) { return IsNum(v) && IsIntNumber(v->as_number()); }
 std::string Num(double d) { return json::FormatNumber(d); }
 
 // The single text block of a content, or null.
@@ -88,8 +89,6 @@ std::optional<Value> ReadCall(const Value& args) {
       .Set("locations", One(Location(path, offset ? *offset : Value(1))))
       .Build();
 }
-
-bool IsIntNumber(double d) { return std::isfinite(d) && std::trunc(d) == d; }
 
 // One line of a read card's meta, checked in order: an object whose
 // "number" (null: absent or not a number) is an integer above the previous

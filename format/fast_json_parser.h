@@ -59,8 +59,10 @@ class FastJsonParser {
 
   // With `keep`, a plain event's data read straight keeps the text of each
   // container of at least 256 bytes that is written as json::AppendSerialized
-  // writes it (json::Value::kept_text): for a reader that writes the values
-  // again. Off by default: the checks and copies cost a reader that does not.
+  // writes it (json::Value::kept_text), and such an array is left unbuilt
+  // until its items are read (json::Value::UnbuiltArray): for a reader that
+  // writes the values again. Off by default: the checks and copies cost a
+  // reader that does not.
   void set_keep_texts(bool keep);
 
   // One event's text (a stored event): read straight when it is the common

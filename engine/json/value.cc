@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <type_traits>
 #include <string_view>
@@ -217,40 +216,10 @@ Value Value::MakeObject(Object members) {
   return v;
 }
 
-namespace {
-
-// Equal bytes, compared inline in words: keys are short, and a call to
-// memcmp per member was a measurable part of reading an object's members.
-bool SameBytes(const char* a, const char* b, size_t n) {
-  auto word = [](const char* p) {
-    uint64_t w;
-    std::memcpy(&w, p, sizeof w);
-    return w;
-  };
-  auto half = [](const char* p) {
-    uint32_t w;
-    std::memcpy(&w, p, sizeof w);
-    return w;
-  };
-  if (n >= 8) {
-    for (size_t i = 0; i + 8 < n; i += 8) {
-      if (word(a + i) != word(b + i)) return false;
-    }
-    return word(a + n - 8) == word(b + n - 8);  // the last eight, overlapping
-  }
-  if (n >= 4) return half(a) == half(b) && half(a + n - 4) == half(b + n - 4);
-  for (size_t i = 0; i < n; ++i) {
-    if (a[i] != b[i]) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 const Value* Value::Find(std::string_view key) const {
   if (!is_object()) return nullptr;
   for (const auto& m : as_object()) {
-    if (m.first.size() == key.size() && SameBytes(m.first.data(), key.data(), key.size())) return &m.second;
+    if (m.first == key) return &m.second;
   }
   return nullptr;
 }

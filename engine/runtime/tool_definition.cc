@@ -73,6 +73,12 @@ Result<ToolDefinitionPtr> DefineTool(ToolDefinition spec) {
       return body(run);
     };
   }
+  if (def->execute_brief) {
+    def->execute_brief = [params, body = std::move(def->execute_brief)](ToolRunContext& run) {
+      ThrowIfInvalid(params, run.arguments());
+      return body(run);
+    };
+  }
   if (def->execute_async) {
     def->execute_async = [params, body = std::move(def->execute_async)](ToolRunContext& run)
         -> asio::awaitable<json::Value> {

@@ -14,7 +14,8 @@
 //
 // A body is either synchronous (`execute`; run on the runtime's blocking
 // pool, so it may block) or an Asio coroutine (`execute_async`; runs on the
-// caller's executor and must not block). Either way it observes
+// caller's executor and must not block). A synchronous body may also come in
+// a brief form (`execute_brief`), tried first on the caller's thread. Either way it observes
 // run.signal() and settles only after the work it owns has stopped. It
 // returns the canonical value; it throws ToolError (or any exception) for
 // infrastructure failures. Domain outcomes (a non-zero exit code) are values.
@@ -39,6 +40,9 @@ using RenderFn = std::function<Content(const json::Value& args, const json::Valu
 using PresentationMetaFn = std::function<json::Value(const json::Value& args, const json::Value& value)>;
 using SyncBody = std::function<json::Value(ToolRunContext&)>;
 using AsyncBody = std::function<asio::awaitable<json::Value>(ToolRunContext&)>;
+// The value, or nullopt (having done nothing the body would not redo) to run
+// the body on the blocking pool instead.
+using BriefBody = std::function<std::optional<json::Value>(ToolRunContext&)>;
 // Returns replacement content, or nullopt to keep it. Synchronous and total.
 using FinalizeContentFn = std::function<std::optional<Content>(const Execution&, const ToolResult&)>;
 using ConcurrencySafeFn = std::function<bool(const json::Value& args)>;
@@ -71,6 +75,14 @@ struct ToolDefinition {
   ToolOutput output{};
   SyncBody execute{};         // exactly one of execute / execute_async
   AsyncBody execute_async{};
+  // Optional, with `execute`: the body tried first on the caller's thread,
+  // which saves the hop to the blocking pool and back (two thread wake-ups,
+  // about 20 us a call). Only the tool's author can promise what it needs:
+  // brief, bounded work on local files (no network, no child process, no
+  // wait on anything else), well under a millisecond; it declines (nullopt)
+  // what it cannot do so (a read of a large file). Deadlines and
+  // cancellation are checked before and after it, not during.
+  BriefBody execute_brief{};
   std::optional<double> timeout_ms{};  // declarative; enforced by a timeout wrapper (timeout_policy.h)
   ConcurrencySafeFn is_concurrency_safe{};
   FinalizeContentFn finalize_content{};

@@ -217,6 +217,9 @@ Result<Registration> ToolRegistry::Register(const ToolDefinitionPtr& def, const 
   if (!def->execute && !def->execute_async) {
     return Status::InvalidArgument("tool \"" + name + "\" must declare a body (execute or execute_async)");
   }
+  if (def->execute_brief && !def->execute) {
+    return Status::InvalidArgument("tool \"" + name + "\" declares execute_brief without execute (what runs when it declines)");
+  }
   const uint64_t key = ScopeKey(scope);
   {
     std::lock_guard lock(state_->mu);

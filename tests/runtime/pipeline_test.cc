@@ -94,6 +94,62 @@ TEST_F(PipelineTest, ASynchronousBodyRunsOnANamedPoolThreadNotTheCallersThread) 
   EXPECT_NE(body_thread, std::this_thread::get_id());
 }
 
+TEST_F(PipelineTest, ABriefBodyRunsOnTheCallersThreadAndThePoolBodyDoesNot) {
+  std::thread::id brief_thread;
+  bool pool_ran = false;
+  ToolDefinition spec = EchoSpec();
+  spec.execute = [&pool_ran](ToolRunContext& run) {
+    pool_ran = true;
+    return *run.arguments().Find("s");
+  };
+  spec.execute_brief = [&brief_thread](ToolRunContext& run) -> std::optional<Value> {
+    brief_thread = std::this_thread::get_id();
+    return Value("brief " + run.arguments().Find("s")->as_string());
+  };
+  Registration r = MustRegister(rt_, Define(spec));
+  EXPECT_EQ(Text(*Exec(rt_, Call("echo", Args({{"s", "x"}})))), "brief x");
+  EXPECT_EQ(brief_thread, std::this_thread::get_id());
+  EXPECT_FALSE(pool_ran);
+}
+
+TEST_F(PipelineTest, ABriefBodyThatDeclinesLeavesTheCallToThePool) {
+  int briefs = 0;
+  ToolDefinition spec = EchoSpec();
+  spec.execute = [](ToolRunContext&) {
+    char name[16] = {};
+    ::pthread_getname_np(::pthread_self(), name, sizeof name);
+    return Value(std::string(name));
+  };
+  spec.execute_brief = [&briefs](ToolRunContext&) -> std::optional<Value> {
+    ++briefs;
+    return std::nullopt;
+  };
+  Registration r = MustRegister(rt_, Define(spec));
+  EXPECT_EQ(Text(*Exec(rt_, Call("echo", Args({{"s", "x"}})))), "retrace-body");
+  EXPECT_EQ(briefs, 1);
+}
+
+TEST_F(PipelineTest, ABriefBodyFailsAsThePoolBodyWould) {
+  // Invalid arguments and a thrown ToolError give the same result either way.
+  ToolDefinition pool = EchoSpec("pool");
+  pool.execute = [](ToolRunContext& run) -> Value {
+    throw ToolError("no " + run.arguments().Find("s")->as_string(), "FsError", "FS_NOT_FOUND");
+  };
+  ToolDefinition brief = pool;
+  brief.name = "brief";
+  brief.execute_brief = [](ToolRunContext& run) -> std::optional<Value> {
+    throw ToolError("no " + run.arguments().Find("s")->as_string(), "FsError", "FS_NOT_FOUND");
+  };
+  Registration r1 = MustRegister(rt_, Define(pool));
+  Registration r2 = MustRegister(rt_, Define(brief));
+  for (const Value& args : {Args({{"s", "x"}}), Args({{"s", 1}})}) {
+    ToolResultPtr a = Exec(rt_, Call("pool", args));
+    ToolResultPtr b = Exec(rt_, Call("brief", args));
+    EXPECT_TRUE(b->is_error);
+    EXPECT_EQ(json::Serialize(a->ToJson()), json::Serialize(b->ToJson())) << json::Serialize(args);
+  }
+}
+
 TEST_F(PipelineTest, DefaultsAreNeverApplied) {  // 13
   using namespace schema;
   ToolDefinition spec = EchoSpec();

@@ -62,6 +62,12 @@ TEST_F(RegistryTest, RegisterChecksRunInDshOrderWithExactTexts) {  // 23, 24
             "shadowed");
   EXPECT_EQ(msg(with([](ToolDefinition& d) { d.execute = nullptr; })),
             "tool \"t\" must declare a body (execute or execute_async)");
+  EXPECT_EQ(msg(with([](ToolDefinition& d) {
+              d.execute = nullptr;
+              d.execute_async = [](ToolRunContext&) -> asio::awaitable<json::Value> { co_return json::Value(); };
+              d.execute_brief = [](ToolRunContext&) -> std::optional<json::Value> { return std::nullopt; };
+            })),
+            "tool \"t\" declares execute_brief without execute (what runs when it declines)");
 }
 
 TEST_F(RegistryTest, DuplicateInOneLayerIsRefusedWhileAScopeShadows) {  // 25

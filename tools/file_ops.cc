@@ -27,16 +27,23 @@ std::optional<std::string> ReadBytes(const std::string& real_path) {
   const base::UniqueFd fd(::open(real_path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) return std::nullopt;
   struct stat st;
+  return ReadAll(fd.get(), ::fstat(fd.get(), &st) == 0 && st.st_size > 0 ? static_cast<uint64_t>(st.st_size) : 0);
+}
+
+std::optional<std::string> ReadAll(int fd, uint64_t size) {
+  // One byte more than expected: a read that comes back short is at the end
+  // of a regular file, so the common case takes one read(2), not two.
   std::string bytes;
-  bytes.resize(::fstat(fd.get(), &st) == 0 && st.st_size > 0 ? static_cast<size_t>(st.st_size) + 1 : 4096);
+  bytes.resize(size > 0 ? static_cast<size_t>(size) + 1 : 4096);
   size_t have = 0;
   while (true) {
     if (have == bytes.size()) bytes.resize(bytes.size() * 2);  // it grew since fstat
-    const ssize_t n = ::read(fd.get(), bytes.data() + have, bytes.size() - have);
+    const size_t want = bytes.size() - have;
+    const ssize_t n = ::read(fd, bytes.data() + have, want);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return std::nullopt;
-    if (n == 0) break;
     have += static_cast<size_t>(n);
+    if (static_cast<size_t>(n) < want) break;
   }
   bytes.resize(have);
   return bytes;

@@ -1,6 +1,9 @@
 #include "tools/read_tool.h"
 
+#include <sys/stat.h>
+
 #include <cmath>
+#include <cstdint>
 #include <map>
 
 #include "engine/json/utf8.h"
@@ -109,6 +112,47 @@ Value ReadValueSchema() {
                         {"totalLines", Integer().Required()}});
 }
 
+// Files up to this size are read on the caller's thread (a few hundred
+// microseconds at most); larger ones on the blocking pool.
+constexpr uint64_t kBriefReadBytes = uint64_t{1} << 20;
+
+// The read, or nullopt for a file over `max_size` bytes (nothing read yet).
+std::optional<Value> ReadBody(const Workspace& workspace, const ReadCaps& caps, runtime::ToolRunContext& run,
+                              uint64_t max_size) {
+  const ReadArgs a = ParseReadArgs(run.arguments(), caps.limit);
+  std::string display;
+  std::optional<std::string> bytes;
+  struct stat st;
+  if (std::optional<OpenedFile> file = workspace.OpenToRead(a.path);
+      file && ::fstat(file->fd.get(), &st) == 0 && S_ISREG(st.st_mode)) {
+    // The common case in three calls: open, fstat, read.
+    if (static_cast<uint64_t>(st.st_size) > max_size) return std::nullopt;
+    display = std::move(file->display);
+    bytes = ReadAll(file->fd.get(), static_cast<uint64_t>(st.st_size));
+  } else {
+    // Anything else the way that names what is wrong.
+    const ResolvedPath target = workspace.Resolve(a.path, "read");
+    std::optional<FileInfo> info = Probe(target.real);
+    if (!info) throw FsError("cannot read \"" + target.display + "\": not found", "FS_NOT_FOUND");
+    if (!info->regular) {
+      throw FsError("cannot read \"" + target.display + "\": not a regular file", "FS_NOT_REGULAR_FILE");
+    }
+    if (info->size > max_size) return std::nullopt;
+    display = target.display;
+    bytes = ReadBytes(target.real);
+  }
+  if (!bytes) throw FsError("cannot read \"" + display + "\": I/O error", "FS_IO");
+  std::optional<std::string> text = json::DecodeUtf8Strict(std::move(*bytes));
+  if (!text) throw FsError("cannot read \"" + display + "\": invalid UTF-8 text", "FS_NOT_TEXT");
+  Window w = BuildWindow(*text, a.offset, a.limit, caps);
+  if (!w.truncated_by_bytes && a.offset > w.total && !(w.total == 0 && a.offset == 1)) {
+    throw FsError("offset " + Num(a.offset) + " is out of range for \"" + display + "\" (" + Num(w.total) + " lines)",
+                  "FS_NOT_FOUND");
+  }
+  return Value::MakeObject(
+      {{"path", display}, {"offset", a.offset}, {"lines", Value(std::move(w.lines))}, {"totalLines", w.total}});
+}
+
 }  // namespace
 
 std::string LangFromPath(std::string_view path) {
@@ -155,30 +199,10 @@ Result<runtime::ToolDefinitionPtr> ReadTool(const Workspace& workspace, ReadCaps
                  if (std::string lang = LangFromPath(v.Find("path")->as_string()); !lang.empty()) meta.Set("lang", lang);
                  return meta;
                }},
-      .execute =
-          [workspace, caps](runtime::ToolRunContext& run) {
-            const ReadArgs a = ParseReadArgs(run.arguments(), caps.limit);
-            const ResolvedPath target = workspace.Resolve(a.path, "read");
-            std::optional<FileInfo> info = Probe(target.real);
-            if (!info) throw FsError("cannot read \"" + target.display + "\": not found", "FS_NOT_FOUND");
-            if (!info->regular) {
-              throw FsError("cannot read \"" + target.display + "\": not a regular file", "FS_NOT_REGULAR_FILE");
-            }
-            std::optional<std::string> bytes = ReadBytes(target.real);
-            if (!bytes) throw FsError("cannot read \"" + target.display + "\": I/O error", "FS_IO");
-            std::optional<std::string> text = json::DecodeUtf8Strict(std::move(*bytes));
-            if (!text) throw FsError("cannot read \"" + target.display + "\": invalid UTF-8 text", "FS_NOT_TEXT");
-            Window w = BuildWindow(*text, a.offset, a.limit, caps);
-            if (!w.truncated_by_bytes && a.offset > w.total && !(w.total == 0 && a.offset == 1)) {
-              throw FsError("offset " + Num(a.offset) + " is out of range for \"" + target.display + "\" (" + Num(w.total) +
-                                " lines)",
-                            "FS_NOT_FOUND");
-            }
-            return Value::MakeObject({{"path", target.display},
-                                      {"offset", a.offset},
-                                      {"lines", Value(std::move(w.lines))},
-                                      {"totalLines", w.total}});
-          },
+      .execute = [workspace, caps](runtime::ToolRunContext& run) { return *ReadBody(workspace, caps, run, UINT64_MAX); },
+      .execute_brief = [workspace, caps](runtime::ToolRunContext& run) {
+        return ReadBody(workspace, caps, run, kBriefReadBytes);
+      },
       .is_concurrency_safe = [](const Value&) { return true; },
   };
   return DefineReferenceTool(std::move(spec));

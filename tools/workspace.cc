@@ -1,5 +1,12 @@
 #include "tools/workspace.h"
 
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
@@ -43,7 +50,9 @@ Result<Workspace> Workspace::Open(const std::string& root) {
   if (ec || !std::filesystem::is_directory(canonical, ec)) {
     return Status::NotFound("workspace " + root + " is not a directory");
   }
-  return Workspace(canonical.string());
+  auto root_fd = std::make_shared<const base::UniqueFd>(
+      ::open(canonical.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  return Workspace(canonical.string(), std::move(root_fd));
 }
 
 ResolvedPath Workspace::Resolve(std::string_view path, std::string_view verb) const {
@@ -55,6 +64,25 @@ ResolvedPath Workspace::Resolve(std::string_view path, std::string_view verb) co
                   "FS_OUTSIDE_WORKSPACE");
   }
   return r;
+}
+
+std::optional<OpenedFile> Workspace::OpenToRead(std::string_view path) const {
+  static std::atomic<bool> unsupported{false};  // ENOSYS once (an old kernel, a seccomp filter): never again
+  if (!root_fd_ || !*root_fd_ || unsupported.load(std::memory_order_relaxed)) return std::nullopt;
+  OpenedFile f{ResolveLexically(root_, path), {}};
+  if (!Inside(f.display, root_)) return std::nullopt;
+  const size_t skip = root_ == "/" ? 1 : root_.size() + 1;
+  const std::string relative = f.display.size() > skip ? f.display.substr(skip) : ".";
+  open_how how{};
+  how.flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+  const long fd = ::syscall(SYS_openat2, root_fd_->get(), relative.c_str(), &how, sizeof how);
+  if (fd < 0) {
+    if (errno == ENOSYS) unsupported.store(true, std::memory_order_relaxed);
+    return std::nullopt;
+  }
+  f.fd.reset(static_cast<int>(fd));
+  return f;
 }
 
 }  // namespace retrace::tools

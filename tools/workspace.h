@@ -10,11 +10,14 @@
 #ifndef RETRACE_TOOLS_WORKSPACE_H_
 #define RETRACE_TOOLS_WORKSPACE_H_
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "engine/base/lexical_path.h"  // ResolveLexically: how the tools resolve their paths
 #include "engine/base/status.h"
+#include "engine/base/unique_fd.h"
 #include "engine/runtime/tool_error.h"
 
 namespace retrace::tools {
@@ -22,6 +25,12 @@ namespace retrace::tools {
 struct ResolvedPath {
   std::string display;  // lexical absolute path
   std::string real;     // what to open (symlinks inside the workspace followed)
+};
+
+// A file opened by Workspace::OpenToRead.
+struct OpenedFile {
+  std::string display;  // as ResolvedPath::display
+  base::UniqueFd fd;
 };
 
 // dsh's FsError: a ToolError named "FsError" with an FS_* code.
@@ -38,9 +47,21 @@ class Workspace {
   // for a path that leaves the workspace; `verb` names the operation in the message.
   ResolvedPath Resolve(std::string_view path, std::string_view verb) const;
 
+  // Opens `path` to read, as Resolve() and then open(2) would, in one
+  // openat2(2) call confined beneath the root (RESOLVE_BENEATH): the kernel
+  // refuses any lookup that would leave it, so no symlink swapped in between
+  // leads out either. Nullopt when that call fails for any reason (absent,
+  // outside, through an absolute symlink, a kernel without openat2): the
+  // caller then takes Resolve()'s way, whose errors are the tools' own. The
+  // descriptor is opened non-blocking, so a FIFO does not stall the open.
+  std::optional<OpenedFile> OpenToRead(std::string_view path) const;
+
  private:
-  explicit Workspace(std::string root) : root_(std::move(root)) {}
+  Workspace(std::string root, std::shared_ptr<const base::UniqueFd> root_fd)
+      : root_(std::move(root)), root_fd_(std::move(root_fd)) {}
   std::string root_;  // canonical, no trailing slash (except "/")
+  // The root directory, opened once (O_PATH): what OpenToRead resolves beneath.
+  std::shared_ptr<const base::UniqueFd> root_fd_;
 };
 
 }  // namespace retrace::tools

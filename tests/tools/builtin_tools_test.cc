@@ -3,6 +3,7 @@
 // dsh packages are installed): dsh-tool-fs for read/write/edit,
 // dsh-tool-fs-search for glob/grep, dsh-tool-bash and dsh-tool-jobs for
 // bash and the job tools.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -228,6 +229,21 @@ TEST_F(BuiltinToolsTest, PathsThatLeaveTheWorkspaceAreRefused) {
   EXPECT_THAT(Text(Args({{"file_path", "escape.txt"}})), HasSubstr("outside the workspace"));  // a symlink out
   EXPECT_THAT(Text(Args({{"file_path", "src/../a.txt"}})), HasSubstr("1: line one"));           // `..` that stays in
   EXPECT_THAT(Text(Args({{"file_path", "alias.txt"}})), HasSubstr("1: line one"));              // a symlink that stays in
+}
+
+TEST_F(BuiltinToolsTest, ReadNamesWhatIsNotAFileAndReadsLargeFilesOnThePool) {
+  ASSERT_EQ(::mkfifo((root_ + "/fifo").c_str(), 0600), 0);  // neither open nor read may wait for a writer
+  EXPECT_EQ(Text(Args({{"file_path", "fifo"}})), "Error: cannot read \"" + root_ + "/fifo\": not a regular file");
+  EXPECT_EQ(Text(Args({{"file_path", "src"}})), "Error: cannot read \"" + root_ + "/src\": not a regular file");
+  EXPECT_EQ(Text(Args({{"file_path", "nope.txt"}})), "Error: cannot read \"" + root_ + "/nope.txt\": not found");
+  // Over the brief read's 1 MiB: the body declines on the caller's thread and runs on the pool.
+  std::string huge;
+  for (int i = 1; i <= 40000; ++i) huge += "line " + std::to_string(i) + " " + std::string(40, 'h') + "\n";
+  ASSERT_GT(huge.size(), size_t{1} << 20);
+  WriteFile(root_ + "/huge.txt", huge);
+  const std::string text = Text(Args({{"file_path", "huge.txt"}, {"offset", 39999}}));
+  EXPECT_THAT(text, HasSubstr("39999: line 39999 h"));
+  EXPECT_THAT(text, HasSubstr("(End of file - total 40000 lines)"));
 }
 
 TEST(LangFromPathTest, MatchesDshsTable) {

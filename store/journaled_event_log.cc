@@ -118,6 +118,14 @@ Result<log::AppendOutcome> JournaledEventLog::Append(std::string_view session_id
   return log::AppendOutcome::kAppended;
 }
 
+void JournaledEventLog::Settle() {
+  std::lock_guard lock(mu_);  // the folder takes pending_ under it
+  for (; settled_ < pending_.size(); ++settled_) {
+    Pending& p = pending_[settled_];
+    for (PreparedRow& row : p.rows) p.writer->Derive(row);
+  }
+}
+
 void JournaledEventLog::FoldLoop() {
   // The answers come first: a fold's burst of work yields the CPU to the
   // threads that answer (on two cores, a fold at their priority put a late
@@ -144,6 +152,7 @@ void JournaledEventLog::FoldLoop() {
     }
     std::deque<Pending> batch;
     batch.swap(pending_);
+    settled_ = 0;
     folding_ = true;
     lock.unlock();
     Status st;
@@ -159,6 +168,7 @@ void JournaledEventLog::FoldLoop() {
       // and is folded again after the delay; appends go on meanwhile.
       batch.insert(batch.end(), std::make_move_iterator(pending_.begin()), std::make_move_iterator(pending_.end()));
       pending_.swap(batch);
+      settled_ = 0;  // the rows settled since are skipped quickly
       folded_.notify_all();
       continue;
     }
@@ -167,6 +177,7 @@ void JournaledEventLog::FoldLoop() {
       failed_ = st.WithContext("recording stopped: the acknowledged appends could not be written to the database"
                                " (they are kept in " + journal_path_ + ", which the next open folds in)");
       pending_.clear();
+      settled_ = 0;
     } else if (pending_.empty() && batch.back().journal_end == journal_->size()) {
       if (Status reset = journal_->Reset(); !reset.ok()) failed_ = reset;
     }

@@ -81,6 +81,10 @@ class JournaledEventLog final : public log::EventLog {
                                     std::span<const log::EventRecord> batch) override;
   Result<std::vector<log::EventRecord>> Read(std::string_view session_id, int64_t from_seq) override;
   Result<int64_t> NextSeq(std::string_view session_id) override;
+  // Derives the acknowledged appends' columns and read-model rows, which an
+  // append leaves for later so that its answer does not wait on them (and
+  // the folder derives what is left when it folds).
+  void Settle() override;
 
   // The journal's file (tests).
   const std::string& journal_path() const { return journal_path_; }
@@ -109,6 +113,7 @@ class JournaledEventLog final : public log::EventLog {
   std::condition_variable wake_folder_, folded_;
   std::optional<AppendJournal> journal_;
   std::deque<Pending> pending_;
+  size_t settled_ = 0;       // how many of pending_, from the front, are settled
   size_t behind_bytes_ = 0;  // acknowledged and not yet folded
   uint64_t appends_ = 0;     // acknowledged so far: the folder waits for a pause in them
   std::chrono::steady_clock::time_point first_pending_at_;  // when the oldest of pending_ was acknowledged

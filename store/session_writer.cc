@@ -80,13 +80,20 @@ Result<bool> SessionWriter::AlreadyStored(int64_t first_seq, int64_t count) cons
   return first_seq < next;
 }
 
-Result<PreparedRow> SessionWriter::PrepareEvent(const log::Event& e) {
+Result<PreparedRow> SessionWriter::PrepareEvent(const log::Event& e, bool defer) {
   PreparedRow row;
   row.seq = e.seq;
   row.time = e.time;
   row.type = e.type;
   ASSIGN_OR_RETURN(row.resend, AlreadyStored(e.seq, 1));
   if (row.resend) return row;
+  // A replace's rows name what it shadows on the surface as it is now, and an
+  // upgraded legacy event is not the one given: both derive at once.
+  if (defer && !(e.surface_op && e.surface_op->kind == log::SurfaceOp::Kind::kReplace) && !log::IsLegacyShape(e)) {
+    RETURN_IF_ERROR(checker_.Check(e));
+    row.deferred = e;
+    return row;
+  }
   log::Event upgraded;
   ASSIGN_OR_RETURN(const log::Event* normalized,
                    CheckAndDerive(e, upgraded, maintain_read_model_ ? &row.read_model : nullptr));
@@ -122,6 +129,16 @@ Result<PreparedRow> SessionWriter::Prepare(format::StorageRecord rec) {
   return row;
 }
 
+void SessionWriter::Derive(PreparedRow& row) const {
+  if (!row.deferred) return;
+  row.columns = ExtractColumns(*row.deferred);
+  if (maintain_read_model_) {
+    static const log::SurfaceFold kUnread;  // read for a replace only, which is never deferred
+    row.read_model = DeriveReadModel(*row.deferred, kUnread);
+  }
+  row.deferred.reset();
+}
+
 // --- Store stage: database only --------------------------------------------
 
 Result<log::AppendOutcome> SessionWriter::CompareResend(const PreparedRow& row, std::string_view text) {
@@ -147,6 +164,15 @@ Result<log::AppendOutcome> SessionWriter::ClassifyAgainstStore(std::span<const l
 
 Result<log::AppendOutcome> SessionWriter::Store(const PreparedRow& row, std::string_view text) {
   if (row.resend) return CompareResend(row, text);
+  if (row.deferred) {  // not settled before its fold
+    PreparedRow derived;
+    derived.seq = row.seq;
+    derived.time = row.time;
+    derived.type = row.type;
+    derived.deferred = row.deferred;
+    Derive(derived);
+    return Store(derived, text);
+  }
   if (!insert_) {
     ASSIGN_OR_RETURN(insert_, Statement::Prepare(store_.db_,
         "INSERT INTO events(event_id, session, seq, count, type, time, turn, step, call_id, tool_name, is_error,"
@@ -204,7 +230,7 @@ Result<std::vector<PreparedRow>> SessionWriter::PrepareAppend(int64_t expected,
   std::vector<PreparedRow> rows;
   rows.reserve(batch.size());
   for (const log::EventRecord& r : batch) {
-    auto row = PrepareEvent(r.event);
+    auto row = PrepareEvent(r.event, /*defer=*/true);
     if (!row.ok()) {
       checker_.Rollback();
       return row.status();

@@ -38,6 +38,9 @@ struct PreparedRow {
   bool resend = false;
   int64_t line = 0;  // where it was read from (import), for error messages
   std::vector<ReadModelWrite> read_model;  // what the row adds to the read model
+  // A journaled append's event, checked, whose columns and read-model rows
+  // are still to derive (SessionWriter::Derive; Store() does if need be).
+  std::optional<log::Event> deferred;
 };
 
 class SessionWriter {
@@ -62,6 +65,9 @@ class SessionWriter {
   // earlier, in the caller's transaction (database only).
   Result<std::vector<PreparedRow>> PrepareAppend(int64_t expected_next_seq, std::span<const log::EventRecord> batch);
   void UndoPrepare() { checker_.Rollback(); }
+  // Derives a prepared row's columns and read-model rows from its deferred
+  // event, which it drops. The writer's settings only: any thread.
+  void Derive(PreparedRow& row) const;
   Status StoreRows(std::span<const PreparedRow> rows);
 
   int64_t next_seq() const { return checker_.next_seq(); }
@@ -86,7 +92,9 @@ class SessionWriter {
   Result<bool> AlreadyStored(int64_t first_seq, int64_t count) const;
   // Validates one event on the checker; legacy shapes are upgraded for
   // validation while the stored text stays verbatim. Leaves row.text empty.
-  Result<PreparedRow> PrepareEvent(const log::Event& event);
+  // With `defer`, an event in its current shape that does not replace keeps
+  // a copy for Store() instead of its columns and read-model rows.
+  Result<PreparedRow> PrepareEvent(const log::Event& event, bool defer = false);
   // CheckLegacyAware, and with `writes` also the event's read-model rows.
   Result<const log::Event*> CheckAndDerive(const log::Event& event, log::Event& upgraded,
                                            std::vector<ReadModelWrite>* writes);

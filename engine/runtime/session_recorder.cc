@@ -358,6 +358,7 @@ asio::awaitable<Status> SessionRecorder::Commit(Builder build) {
       p->done = true;
     }
     done->cancel();
+    if (st.ok()) SettleAfterAnswers(executor);
     co_return st;
   }
   group_.push_back(mine);
@@ -367,6 +368,18 @@ asio::awaitable<Status> SessionRecorder::Commit(Builder build) {
     co_await done->async_wait(asio::redirect_error(asio::use_awaitable, ec));
   }
   co_return mine->status;
+}
+
+void SessionRecorder::SettleAfterAnswers(const asio::any_io_executor& executor) {
+  // The callers resume in this handler, answer, and return; a posted
+  // handler runs after them, so the answers do not wait on the settling.
+  if (settle_posted_) return;
+  settle_posted_ = true;
+  asio::post(executor, [this, alive = std::weak_ptr<int>(alive_)] {
+    if (alive.expired()) return;
+    settle_posted_ = false;
+    log_.Settle();
+  });
 }
 
 Status SessionRecorder::CommitGroup(const std::vector<std::shared_ptr<PendingCommit>>& group) {

@@ -4,7 +4,9 @@
 // An append is validated at once (SessionWriter's checker, on the caller's
 // thread), written to the AppendJournal with one write(2), and acknowledged:
 // from then on it survives a crash of the process, which is what `normal`
-// promises (event_store.h). A folder thread writes the acknowledged appends
+// promises (event_store.h). What nothing waits on — its events' columns and
+// read-model rows — is derived later, by Settle() on the caller's thread
+// once its answers are out, or else by the folder. A folder thread writes the acknowledged appends
 // into the database behind the answers, many per transaction, in the first
 // pause of `fold_delay` without an append (or after `max_fold_lag` of
 // unbroken appends); when the database holds all the journal does, the

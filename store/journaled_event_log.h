@@ -6,11 +6,11 @@
 // from then on it survives a crash of the process, which is what `normal`
 // promises (event_store.h). What nothing waits on — its events' columns and
 // read-model rows — is derived later, by Settle() on the caller's thread
-// once its answers are out, or else by the folder. A folder thread writes the acknowledged appends
-// into the database behind the answers, many per transaction, in the first
-// pause of `fold_delay` without an append (or after `max_fold_lag` of
-// unbroken appends); when the database holds all the journal does, the
-// journal is emptied.
+// once its answers are out, or else by the folder. A folder thread writes
+// the acknowledged appends into the database behind the answers, many per
+// transaction, in the first pause of `fold_delay` without an append (or
+// after `max_fold_lag` of unbroken appends); when the database holds all
+// the journal does, the journal is emptied.
 //
 // What others see: another process reading the database sees an append once
 // it is folded: `fold_delay` (plus a commit) after the last append of a

@@ -24,8 +24,8 @@ std::optional<FileInfo> Probe(const std::string& real_path);
 
 // The whole file, or nullopt if it cannot be read.
 std::optional<std::string> ReadBytes(const std::string& real_path);
-// The rest of an open file, `size` bytes expected (fstat's; it may have
-// changed since), or nullopt on a read error.
+// The rest of an open regular file, `size` bytes expected (fstat's; it may
+// have changed since), or nullopt on a read error. A short read ends it.
 std::optional<std::string> ReadAll(int fd, uint64_t size);
 
 // Writes `content` through a temporary file and rename (parents created,

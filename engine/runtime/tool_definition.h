@@ -14,11 +14,12 @@
 //
 // A body is either synchronous (`execute`; run on the runtime's blocking
 // pool, so it may block) or an Asio coroutine (`execute_async`; runs on the
-// caller's executor and must not block). A synchronous body may also come in
-// a brief form (`execute_brief`), tried first on the caller's thread. Either way it observes
-// run.signal() and settles only after the work it owns has stopped. It
-// returns the canonical value; it throws ToolError (or any exception) for
-// infrastructure failures. Domain outcomes (a non-zero exit code) are values.
+// caller's executor and must not block). A synchronous body may also come
+// in a brief form (`execute_brief`), tried first on the caller's thread.
+// Either way it observes run.signal() and settles only after the work it
+// owns has stopped. It returns the canonical value; it throws ToolError (or
+// any exception) for infrastructure failures. Domain outcomes (a non-zero
+// exit code) are values.
 #ifndef RETRACE_ENGINE_RUNTIME_TOOL_DEFINITION_H_
 #define RETRACE_ENGINE_RUNTIME_TOOL_DEFINITION_H_
 

@@ -5,7 +5,8 @@
 // comparing two builds or two servers (run them alternately, several times), or
 // profiling one (give `perf record … -- server …` as the command: the CPU figures are
 // then perf's own). `@DIR` in the arguments stands for the fresh workspace holding a.txt.
-// usage: node call_loop.mjs <upstream dir> [--tool read|write] [--warmup N] <server command> <calls> [server args…]
+// `--in-flight N` keeps N calls in flight (each of N loops awaits its own calls).
+// usage: node call_loop.mjs <upstream dir> [--tool read|write] [--warmup N] [--in-flight N] <server command> <calls> [server args…]
 //   e.g. node call_loop.mjs "$UPSTREAM" build/cli/retrace 10000 --db @DIR/n.db --durability normal mcp --workspace @DIR
 //        node call_loop.mjs "$UPSTREAM" --tool write "$NODE" 10000 bench/mcp/ts_server.mjs "$UPSTREAM" @DIR
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,12 +16,13 @@ import { TOOLS, loadClientSdk } from './common.mjs';
 
 const argv = process.argv.slice(2);
 const upstream = argv.shift();
-const options = { '--tool': 'read', '--warmup': '2000' };
+const options = { '--tool': 'read', '--warmup': '2000', '--in-flight': '1' };
 while (argv[0] in options) options[argv.shift()] = argv.shift();
 const [command, calls, ...args] = argv;
 const tool = TOOLS[options['--tool']];
-if (!tool || !command || !(Number(calls) > 0)) {
-  console.error('usage: node call_loop.mjs <upstream dir> [--tool read|write] [--warmup N] <server command> <calls> [server args…]');
+const inFlight = Number(options['--in-flight']);
+if (!tool || !command || !(Number(calls) > 0) || !(inFlight >= 1)) {
+  console.error('usage: node call_loop.mjs <upstream dir> [--tool read|write] [--warmup N] [--in-flight N] <server command> <calls> [server args…]');
   process.exit(2);
 }
 const { Client, StdioClientTransport } = await loadClientSdk(upstream);
@@ -42,11 +44,21 @@ function threadCpu() {
   return cpu;
 }
 
-for (let i = 0; i < Number(options['--warmup']); i++) await client.callTool(tool);
+// `n` calls, `inFlight` at a time.
+async function run(n) {
+  let left = n;
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (left-- > 0) await client.callTool(tool);
+  }));
+}
+await run(Number(options['--warmup']));
 const before = threadCpu();
+const clientBefore = process.cpuUsage();
 const start = process.hrtime.bigint();
-for (let i = 0; i < Number(calls); i++) await client.callTool(tool);
+await run(Number(calls));
 const wall = Number(process.hrtime.bigint() - start) / 1e3 / Number(calls);
+const clientUsage = process.cpuUsage(clientBefore);
+const clientCpu = (clientUsage.user + clientUsage.system) / Number(calls);
 const after = threadCpu();
 let total = 0;
 const byName = new Map();  // thread name → [µs per call, threads]
@@ -59,6 +71,6 @@ for (const [key, us] of Object.entries(after)) {
 }
 const threads = [...byName].filter(([, [us]]) => us >= 1).sort((a, b) => b[1][0] - a[1][0])
   .map(([name, [us, n]]) => `${name}${n > 1 ? ` ×${n}` : ''} ${us.toFixed(0)}`);
-console.log(`${options['--tool']}: ${wall.toFixed(1)} us/call; server CPU ${total.toFixed(0)} us/call (by thread: ${threads.join(', ')})`);
+console.log(`${options['--tool']}${inFlight > 1 ? ` ×${inFlight} in flight` : ''}: ${wall.toFixed(1)} us/call; server CPU ${total.toFixed(0)} us/call (by thread: ${threads.join(', ')}); client CPU ${clientCpu.toFixed(0)} us/call`);
 await client.close();
 rmSync(dir, { recursive: true, force: true });

@@ -132,13 +132,22 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
   InFlight in_flight(io, options.max_in_flight);
 
   std::function<void(bool)> shut_down;
+  // The frames for the client are written together: those made by the
+  // handlers queued before the first (the answers a group commit releases)
+  // go out in one write(2), so the client wakes and reads once for them.
+  std::string unsent;
+  auto flush = [&] {
+    if (!client_gone && !rpc::WriteAll(out_fd, unsent)) {
+      client_gone = true;  // nobody reads the answers: finish as at end of input
+      asio::post(io, [&] { shut_down(false); });
+    }
+    unsent.clear();
+  };
   Server server(io.get_executor(), live,
                 [&](const std::string& frame) {
                   if (client_gone) return;
-                  if (!rpc::WriteAll(out_fd, frame + "\n")) {
-                    client_gone = true;  // nobody reads the answers: finish as at end of input
-                    asio::post(io, [&] { shut_down(false); });
-                  }
+                  if (unsent.empty()) asio::post(io, flush);
+                  unsent.append(frame).push_back('\n');
                 },
                 std::move(server_options));
 

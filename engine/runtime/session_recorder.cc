@@ -371,14 +371,18 @@ asio::awaitable<Status> SessionRecorder::Commit(Builder build) {
 }
 
 void SessionRecorder::SettleAfterAnswers(const asio::any_io_executor& executor) {
-  // The callers resume in this handler, answer, and return; a posted
-  // handler runs after them, so the answers do not wait on the settling.
+  // The callers resume in handlers queued before this one, answer, and
+  // return. A front end may queue the writing of its answers from there
+  // (mcp/stdio.cc writes a group's answers together), so the settling is
+  // queued twice: it runs after what those handlers queued, too.
   if (settle_posted_) return;
   settle_posted_ = true;
-  asio::post(executor, [this, alive = std::weak_ptr<int>(alive_)] {
-    if (alive.expired()) return;
-    settle_posted_ = false;
-    log_.Settle();
+  asio::post(executor, [this, executor, alive = std::weak_ptr<int>(alive_)] {
+    asio::post(executor, [this, alive] {
+      if (alive.expired()) return;
+      settle_posted_ = false;
+      log_.Settle();
+    });
   });
 }
 

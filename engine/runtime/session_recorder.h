@@ -171,7 +171,7 @@ class SessionRecorder {
   asio::awaitable<Status> Commit(Builder build);
   Status CommitGroup(const std::vector<std::shared_ptr<PendingCommit>>& group);
   // Has the log settle (EventLog::Settle) once the handlers that run now —
-  // the answers to what was just committed — have run.
+  // the answers to what was just committed — and what they queue have run.
   void SettleAfterAnswers(const asio::any_io_executor& executor);
   log::Event Splice(const std::string& target, int64_t start, int64_t removed, json::Value::Array inserted);
   log::Event ToolResultEvent(const std::string& call_id, int64_t call_seq, const ToolResult& result);

@@ -1,8 +1,10 @@
 // mcp::ServeStdio in process: the in-flight window that keeps a client's
-// requests queued in the pipe, not in memory (mcp/stdio.h).
+// requests queued in the pipe, not in memory (mcp/stdio.h), and the answers
+// a group commit releases, written together.
 #include "mcp/stdio.h"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -34,9 +36,11 @@ constexpr const char* kSlowCallThenPing =
 class StdioTest : public ::testing::Test {
  protected:
   // Serves `input` (a regular file) with `options`; returns the ids of the
-  // answers in the order they were written.
-  std::vector<std::string> AnswerOrder(const std::string& input, StdioOptions options) {
+  // answers, one list per write(2) the server made, in order. (The answers
+  // go to a SOCK_SEQPACKET socket, which keeps each write a record of its own.)
+  std::vector<std::vector<std::string>> Writes(const std::string& input, StdioOptions options) {
     std::filesystem::create_directories(dir_ / "ws");
+    retrace::testing::WriteFile(dir_ / "ws" / "a.txt", "hello\n");
     retrace::testing::WriteFile(dir_ / "in.jsonl", input);
     service::Catalog catalog({.db_path = dir_ / "t.db"});
     std::atomic<int> ids{0};
@@ -47,19 +51,32 @@ class StdioTest : public ::testing::Test {
                   .new_id = [&ids] { return "id-" + std::to_string(++ids); }});
     EXPECT_TRUE(live.ok()) << live.status().message();
     if (!live.ok()) return {};
+    int out[2];
+    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, out), 0);
     const int in = ::open((dir_ / "in.jsonl").c_str(), O_RDONLY | O_CLOEXEC);
-    const int out = ::open((dir_ / "out.jsonl").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     options.handle_signals = false;
-    Result<StdioOutcome> served = ServeStdio(**live, in, out, {.version = "test"}, options);
+    Result<StdioOutcome> served = ServeStdio(**live, in, out[0], {.version = "test"}, options);
     ::close(in);
-    ::close(out);
+    ::close(out[0]);
     EXPECT_TRUE(served.ok()) << served.status().message();
-    std::vector<std::string> order;
-    for (const std::string& line : retrace::testing::Lines(retrace::testing::ReadFile(dir_ / "out.jsonl"))) {
-      Result<json::Value> frame = json::Parse(line);
-      const json::Value* id = frame.ok() ? frame->Find("id") : nullptr;
-      order.push_back(id && id->is_number() ? std::to_string(static_cast<int>(id->as_number())) : "?");
+    std::vector<std::vector<std::string>> writes;
+    std::vector<char> record(size_t{1} << 20);
+    ssize_t n = 0;
+    while ((n = ::recv(out[1], record.data(), record.size(), MSG_DONTWAIT)) > 0) {
+      std::vector<std::string>& ids_written = writes.emplace_back();
+      for (const std::string& line : retrace::testing::Lines(std::string(record.data(), static_cast<size_t>(n)))) {
+        Result<json::Value> frame = json::Parse(line);
+        const json::Value* id = frame.ok() ? frame->Find("id") : nullptr;
+        ids_written.push_back(id && id->is_number() ? std::to_string(static_cast<int>(id->as_number())) : "?");
+      }
     }
+    ::close(out[1]);
+    return writes;
+  }
+  // The ids of the answers in the order they were written.
+  std::vector<std::string> AnswerOrder(const std::string& input, StdioOptions options) {
+    std::vector<std::string> order;
+    for (const std::vector<std::string>& ids : Writes(input, options)) order.insert(order.end(), ids.begin(), ids.end());
     return order;
   }
 
@@ -74,6 +91,18 @@ TEST_F(StdioTest, WithRoomInFlightAPingIsAnsweredWhileASlowCallRuns) {
 TEST_F(StdioTest, AFullWindowLeavesTheNextRequestUnreadUntilACallIsAnswered) {
   EXPECT_THAT(AnswerOrder(std::string(kInit) + kSlowCallThenPing, {.max_in_flight = 1}),
               ::testing::ElementsAre("0", "1", "2"));
+}
+
+TEST_F(StdioTest, TheAnswersToCallsCommittedTogetherGoOutInOneWrite) {
+  // Eight reads arrive in one read of the input, so they run together, share
+  // one group commit, and are answered together: the client wakes once.
+  std::string input = kInit;
+  for (int id = 1; id <= 8; ++id) {
+    input += R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+             R"(,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"a.txt"}}})" + "\n";
+  }
+  EXPECT_THAT(Writes(input, {}), ::testing::ElementsAre(::testing::ElementsAre("0"),
+                                                        ::testing::ElementsAre("1", "2", "3", "4", "5", "6", "7", "8")));
 }
 
 }  // namespace

@@ -98,7 +98,7 @@ Result<log::AppendOutcome> JournaledEventLog::Append(std::string_view session_id
   folded_.wait(lock, [&] { return behind_bytes_ == 0 || behind_bytes_ + bytes <= options_.max_behind_bytes ||
                                   !failed_.ok(); });
   RETURN_IF_ERROR(failed_);
-  ASSIGN_OR_RETURN(std::vector<PreparedRow> rows, writer->PrepareAppend(expected_next_seq, batch));
+  ASSIGN_OR_RETURN(PreparedAppend prepared, writer->PrepareAppend(expected_next_seq, batch));
   std::vector<std::string_view> lines;
   lines.reserve(batch.size());
   for (const log::EventRecord& r : batch) lines.push_back(r.text);
@@ -106,7 +106,7 @@ Result<log::AppendOutcome> JournaledEventLog::Append(std::string_view session_id
     writer->UndoPrepare();
     return st;
   }
-  pending_.push_back({writer, std::move(rows), journal_->size(), bytes});
+  pending_.push_back({writer, std::move(prepared), journal_->size(), bytes});
   behind_bytes_ += bytes;
   ++appends_;
   // Only the first append wakes the folder; the rest join its batch (a wake
@@ -116,14 +116,6 @@ Result<log::AppendOutcome> JournaledEventLog::Append(std::string_view session_id
     wake_folder_.notify_one();
   }
   return log::AppendOutcome::kAppended;
-}
-
-void JournaledEventLog::Settle() {
-  std::lock_guard lock(mu_);  // the folder takes pending_ under it
-  for (; settled_ < pending_.size(); ++settled_) {
-    Pending& p = pending_[settled_];
-    for (PreparedRow& row : p.rows) p.writer->Derive(row);
-  }
 }
 
 void JournaledEventLog::FoldLoop() {
@@ -152,7 +144,6 @@ void JournaledEventLog::FoldLoop() {
     }
     std::deque<Pending> batch;
     batch.swap(pending_);
-    settled_ = 0;
     folding_ = true;
     lock.unlock();
     Status st;
@@ -168,7 +159,6 @@ void JournaledEventLog::FoldLoop() {
       // and is folded again after the delay; appends go on meanwhile.
       batch.insert(batch.end(), std::make_move_iterator(pending_.begin()), std::make_move_iterator(pending_.end()));
       pending_.swap(batch);
-      settled_ = 0;  // the rows settled since are skipped quickly
       folded_.notify_all();
       continue;
     }
@@ -177,7 +167,6 @@ void JournaledEventLog::FoldLoop() {
       failed_ = st.WithContext("recording stopped: the acknowledged appends could not be written to the database"
                                " (they are kept in " + journal_path_ + ", which the next open folds in)");
       pending_.clear();
-      settled_ = 0;
     } else if (pending_.empty() && batch.back().journal_end == journal_->size()) {
       if (Status reset = journal_->Reset(); !reset.ok()) failed_ = reset;
     }
@@ -192,7 +181,7 @@ void JournaledEventLog::FoldLoop() {
 
 Status JournaledEventLog::Fold(const std::deque<Pending>& batch) {
   ASSIGN_OR_RETURN(Transaction tx, direct_.store().BeginTransaction());
-  for (const Pending& p : batch) RETURN_IF_ERROR(p.writer->StoreRows(p.rows));
+  for (const Pending& p : batch) RETURN_IF_ERROR(p.writer->StoreAppend(p.append));
   return tx.Commit();
 }
 

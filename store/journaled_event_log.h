@@ -4,13 +4,12 @@
 // An append is validated at once (SessionWriter's checker, on the caller's
 // thread), written to the AppendJournal with one write(2), and acknowledged:
 // from then on it survives a crash of the process, which is what `normal`
-// promises (event_store.h). What nothing waits on — its events' columns and
-// read-model rows — is derived later, by Settle() on the caller's thread
-// once its answers are out, or else by the folder. A folder thread writes
-// the acknowledged appends into the database behind the answers, many per
-// transaction, in the first pause of `fold_delay` without an append (or
-// after `max_fold_lag` of unbroken appends); when the database holds all
-// the journal does, the journal is emptied.
+// promises (event_store.h). A folder thread writes the acknowledged appends
+// into the database behind the answers, many per transaction, in the first
+// pause of `fold_delay` without an append (or after `max_fold_lag` of
+// unbroken appends), deriving their events' columns and read-model rows from
+// the lines as it goes (PreparedAppend); when the database holds all the
+// journal does, the journal is emptied.
 //
 // What others see: another process reading the database sees an append once
 // it is folded: `fold_delay` (plus a commit) after the last append of a
@@ -83,10 +82,6 @@ class JournaledEventLog final : public log::EventLog {
                                     std::span<const log::EventRecord> batch) override;
   Result<std::vector<log::EventRecord>> Read(std::string_view session_id, int64_t from_seq) override;
   Result<int64_t> NextSeq(std::string_view session_id) override;
-  // Derives the acknowledged appends' columns and read-model rows, which an
-  // append leaves for later so that its answer does not wait on them (and
-  // the folder derives what is left when it folds).
-  void Settle() override;
 
   // The journal's file (tests).
   const std::string& journal_path() const { return journal_path_; }
@@ -94,7 +89,7 @@ class JournaledEventLog final : public log::EventLog {
  private:
   struct Pending {
     SessionWriter* writer;
-    std::vector<PreparedRow> rows;
+    PreparedAppend append;
     uint64_t journal_end;  // the journal's size once this append was in it
     size_t bytes;
   };
@@ -115,7 +110,6 @@ class JournaledEventLog final : public log::EventLog {
   std::condition_variable wake_folder_, folded_;
   std::optional<AppendJournal> journal_;
   std::deque<Pending> pending_;
-  size_t settled_ = 0;       // how many of pending_, from the front, are settled
   size_t behind_bytes_ = 0;  // acknowledged and not yet folded
   uint64_t appends_ = 0;     // acknowledged so far: the folder waits for a pause in them
   std::chrono::steady_clock::time_point first_pending_at_;  // when the oldest of pending_ was acknowledged

@@ -80,20 +80,13 @@ Result<bool> SessionWriter::AlreadyStored(int64_t first_seq, int64_t count) cons
   return first_seq < next;
 }
 
-Result<PreparedRow> SessionWriter::PrepareEvent(const log::Event& e, bool defer) {
+Result<PreparedRow> SessionWriter::PrepareEvent(const log::Event& e) {
   PreparedRow row;
   row.seq = e.seq;
   row.time = e.time;
   row.type = e.type;
   ASSIGN_OR_RETURN(row.resend, AlreadyStored(e.seq, 1));
   if (row.resend) return row;
-  // A replace's rows name what it shadows on the surface as it is now, and an
-  // upgraded legacy event is not the one given: both derive at once.
-  if (defer && !(e.surface_op && e.surface_op->kind == log::SurfaceOp::Kind::kReplace) && !log::IsLegacyShape(e)) {
-    RETURN_IF_ERROR(checker_.Check(e));
-    row.deferred = e;
-    return row;
-  }
   log::Event upgraded;
   ASSIGN_OR_RETURN(const log::Event* normalized,
                    CheckAndDerive(e, upgraded, maintain_read_model_ ? &row.read_model : nullptr));
@@ -129,14 +122,17 @@ Result<PreparedRow> SessionWriter::Prepare(format::StorageRecord rec) {
   return row;
 }
 
-void SessionWriter::Derive(PreparedRow& row) const {
-  if (!row.deferred) return;
-  row.columns = ExtractColumns(*row.deferred);
+PreparedRow SessionWriter::DerivedRow(const log::Event& e) const {
+  PreparedRow row;
+  row.seq = e.seq;
+  row.time = e.time;
+  row.type = e.type;
+  row.columns = ExtractColumns(e);
   if (maintain_read_model_) {
-    static const log::SurfaceFold kUnread;  // read for a replace only, which is never deferred
-    row.read_model = DeriveReadModel(*row.deferred, kUnread);
+    static const log::SurfaceFold kUnread;  // read for a replace only, which is derived at once
+    row.read_model = DeriveReadModel(e, kUnread);
   }
-  row.deferred.reset();
+  return row;
 }
 
 // --- Store stage: database only --------------------------------------------
@@ -164,15 +160,6 @@ Result<log::AppendOutcome> SessionWriter::ClassifyAgainstStore(std::span<const l
 
 Result<log::AppendOutcome> SessionWriter::Store(const PreparedRow& row, std::string_view text) {
   if (row.resend) return CompareResend(row, text);
-  if (row.deferred) {  // not settled before its fold
-    PreparedRow derived;
-    derived.seq = row.seq;
-    derived.time = row.time;
-    derived.type = row.type;
-    derived.deferred = row.deferred;
-    Derive(derived);
-    return Store(derived, text);
-  }
   if (!insert_) {
     ASSIGN_OR_RETURN(insert_, Statement::Prepare(store_.db_,
         "INSERT INTO events(event_id, session, seq, count, type, time, turn, step, call_id, tool_name, is_error,"
@@ -219,30 +206,59 @@ Result<log::AppendOutcome> SessionWriter::Append(int64_t expected, std::span<con
 
 // --- Journaled appends ------------------------------------------------------
 
-Result<std::vector<PreparedRow>> SessionWriter::PrepareAppend(int64_t expected,
-                                                             std::span<const log::EventRecord> batch) {
+namespace {
+
+// What PreparedAppend derives at once (see there).
+bool DerivedAtOnce(const log::Event& e) {
+  return (e.surface_op && e.surface_op->kind == log::SurfaceOp::Kind::kReplace) || log::IsLegacyShape(e);
+}
+
+}  // namespace
+
+Result<PreparedAppend> SessionWriter::PrepareAppend(int64_t expected, std::span<const log::EventRecord> batch) {
   RETURN_IF_ERROR(log::CheckBatchSeqs(session_id_, expected, checker_.next_seq(), batch));
   if (expected != checker_.next_seq()) {  // a resend: the caller compares it with the store instead
     return Status::FailedPrecondition("a journaled append must start at the end of the log (seq " +
                                       std::to_string(checker_.next_seq()) + ")");
   }
   checker_.Mark();
-  std::vector<PreparedRow> rows;
-  rows.reserve(batch.size());
-  for (const log::EventRecord& r : batch) {
-    auto row = PrepareEvent(r.event, /*defer=*/true);
-    if (!row.ok()) {
-      checker_.Rollback();
-      return row.status();
+  PreparedAppend append;
+  size_t bytes = 0;
+  for (const log::EventRecord& r : batch) bytes += r.text.size();
+  append.lines.reserve(bytes);
+  append.ends.reserve(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const log::EventRecord& r = batch[i];
+    Status st;
+    if (DerivedAtOnce(r.event)) {
+      Result<PreparedRow> row = PrepareEvent(r.event);
+      st = row.status();
+      if (row.ok()) append.at_once.emplace_back(i, std::move(row).value());
+    } else {
+      st = checker_.Check(r.event);
     }
-    row->text = r.text;
-    rows.push_back(std::move(row).value());
+    if (!st.ok()) {
+      checker_.Rollback();
+      return st;
+    }
+    append.lines.append(r.text);
+    append.ends.push_back(append.lines.size());
   }
-  return rows;
+  return append;
 }
 
-Status SessionWriter::StoreRows(std::span<const PreparedRow> rows) {
-  for (const PreparedRow& row : rows) RETURN_IF_ERROR(Store(row, row.text).status());
+Status SessionWriter::StoreAppend(const PreparedAppend& append) {
+  auto at_once = append.at_once.begin();
+  for (size_t i = 0; i < append.ends.size(); ++i) {
+    const std::string_view text = append.line(i);
+    if (at_once != append.at_once.end() && at_once->first == i) {
+      RETURN_IF_ERROR(Store((at_once++)->second, text).status());
+      continue;
+    }
+    Result<log::Event> event = log::ParseEvent(text);
+    if (!event.ok()) return event.status().WithContext("a journaled line of session \"" + session_id_ + "\"");
+    RETURN_IF_ERROR(Store(DerivedRow(*event), text).status());
+  }
   return Status::Ok();
 }
 

@@ -38,9 +38,24 @@ struct PreparedRow {
   bool resend = false;
   int64_t line = 0;  // where it was read from (import), for error messages
   std::vector<ReadModelWrite> read_model;  // what the row adds to the read model
-  // A journaled append's event, checked, whose columns and read-model rows
-  // are still to derive (SessionWriter::Derive; Store() does if need be).
-  std::optional<log::Event> deferred;
+};
+
+// A journaled append, checked (SessionWriter::PrepareAppend) and waiting for
+// the folder. Most of its events keep only their storage line: their columns
+// and read-model rows are derived from it when they are stored, on the
+// folder's thread, so the append's answer waits on the check and the journal
+// alone, and what waits for the fold is compact. A replace names what it
+// shadows on the surface as it is now, and an upgraded legacy event is not
+// its line: those rows are derived at once.
+struct PreparedAppend {
+  std::string lines;         // the batch's storage lines, one after another
+  std::vector<size_t> ends;  // where each line ends in `lines`
+  std::vector<std::pair<size_t, PreparedRow>> at_once;  // (index in the batch, its row), in order
+
+  std::string_view line(size_t i) const {
+    const size_t begin = i == 0 ? 0 : ends[i - 1];
+    return std::string_view(lines).substr(begin, ends[i] - begin);
+  }
 };
 
 class SessionWriter {
@@ -60,15 +75,12 @@ class SessionWriter {
 
   // Journaled appends (journaled_event_log.h), the same two stages on two
   // threads. PrepareAppend validates a batch that starts at the end of the
-  // log (checker only) and yields its rows; UndoPrepare forgets the batch it
-  // last prepared (its journal write failed). StoreRows writes rows prepared
-  // earlier, in the caller's transaction (database only).
-  Result<std::vector<PreparedRow>> PrepareAppend(int64_t expected_next_seq, std::span<const log::EventRecord> batch);
+  // log (checker only); UndoPrepare forgets the batch it last prepared (its
+  // journal write failed). StoreAppend derives what was left to derive and
+  // writes the rows, in the caller's transaction (database only).
+  Result<PreparedAppend> PrepareAppend(int64_t expected_next_seq, std::span<const log::EventRecord> batch);
   void UndoPrepare() { checker_.Rollback(); }
-  // Derives a prepared row's columns and read-model rows from its deferred
-  // event, which it drops. The writer's settings only: any thread.
-  void Derive(PreparedRow& row) const;
-  Status StoreRows(std::span<const PreparedRow> rows);
+  Status StoreAppend(const PreparedAppend& append);
 
   int64_t next_seq() const { return checker_.next_seq(); }
   const std::string& session_id() const { return session_id_; }
@@ -92,9 +104,10 @@ class SessionWriter {
   Result<bool> AlreadyStored(int64_t first_seq, int64_t count) const;
   // Validates one event on the checker; legacy shapes are upgraded for
   // validation while the stored text stays verbatim. Leaves row.text empty.
-  // With `defer`, an event in its current shape that does not replace keeps
-  // a copy for Store() instead of its columns and read-model rows.
-  Result<PreparedRow> PrepareEvent(const log::Event& event, bool defer = false);
+  Result<PreparedRow> PrepareEvent(const log::Event& event);
+  // The row of an event already checked, in its current shape and not a
+  // replace (PreparedAppend): the writer's settings only, so any thread.
+  PreparedRow DerivedRow(const log::Event& event) const;
   // CheckLegacyAware, and with `writes` also the event's read-model rows.
   Result<const log::Event*> CheckAndDerive(const log::Event& event, log::Event& upgraded,
                                            std::vector<ReadModelWrite>* writes);

@@ -54,11 +54,6 @@ class EventLog {
   virtual Result<std::vector<EventRecord>> Read(std::string_view session_id, int64_t from_seq = 0) = 0;
 
   virtual Result<int64_t> NextSeq(std::string_view session_id) = 0;
-
-  // Does on the caller's thread what the appends acknowledged so far left
-  // for later and nothing waits on: a recorder calls it once its answers
-  // are out. Optional: whatever it leaves is done anyway, later.
-  virtual void Settle() {}
 };
 
 // Shared append rules. CheckBatchSeqs: non-empty, seqs consecutive from

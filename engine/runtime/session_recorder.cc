@@ -358,7 +358,6 @@ asio::awaitable<Status> SessionRecorder::Commit(Builder build) {
       p->done = true;
     }
     done->cancel();
-    if (st.ok()) SettleAfterAnswers(executor);
     co_return st;
   }
   group_.push_back(mine);
@@ -368,22 +367,6 @@ asio::awaitable<Status> SessionRecorder::Commit(Builder build) {
     co_await done->async_wait(asio::redirect_error(asio::use_awaitable, ec));
   }
   co_return mine->status;
-}
-
-void SessionRecorder::SettleAfterAnswers(const asio::any_io_executor& executor) {
-  // The callers resume in handlers queued before this one, answer, and
-  // return. A front end may queue the writing of its answers from there
-  // (mcp/stdio.cc writes a group's answers together), so the settling is
-  // queued twice: it runs after what those handlers queued, too.
-  if (settle_posted_) return;
-  settle_posted_ = true;
-  asio::post(executor, [this, executor, alive = std::weak_ptr<int>(alive_)] {
-    asio::post(executor, [this, alive] {
-      if (alive.expired()) return;
-      settle_posted_ = false;
-      log_.Settle();
-    });
-  });
 }
 
 Status SessionRecorder::CommitGroup(const std::vector<std::shared_ptr<PendingCommit>>& group) {

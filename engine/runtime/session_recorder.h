@@ -170,9 +170,6 @@ class SessionRecorder {
   struct PendingCommit;
   asio::awaitable<Status> Commit(Builder build);
   Status CommitGroup(const std::vector<std::shared_ptr<PendingCommit>>& group);
-  // Has the log settle (EventLog::Settle) once the handlers that run now —
-  // the answers to what was just committed — and what they queue have run.
-  void SettleAfterAnswers(const asio::any_io_executor& executor);
   log::Event Splice(const std::string& target, int64_t start, int64_t removed, json::Value::Array inserted);
   log::Event ToolResultEvent(const std::string& call_id, int64_t call_seq, const ToolResult& result);
   // What records a call's result: its tool/result, its card snapshot, and its
@@ -198,8 +195,6 @@ class SessionRecorder {
   size_t running_calls_ = 0;                            // RunCall coroutines alive
   std::vector<std::shared_ptr<PendingCommit>> group_;  // the next group commit
   std::shared_ptr<asio::steady_timer> group_done_;     // cancelled when it is made
-  bool settle_posted_ = false;
-  std::shared_ptr<int> alive_ = std::make_shared<int>();  // what a posted settle checks first
   std::vector<json::Value> next_turn_;  // pending inbox lists (dsh-agent)
   std::vector<json::Value> next_step_;
 };

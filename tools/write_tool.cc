@@ -1,5 +1,8 @@
 #include "tools/write_tool.h"
 
+#include <memory>
+#include <optional>
+
 #include "engine/schema/schema_spec.h"
 #include "tools/file_ops.h"
 #include "engine/json/js_text.h"
@@ -26,9 +29,38 @@ Value DiffBasis(const std::string& real_path) {
   return text ? Value(NormalizeLineEndings(*text)) : Value();
 }
 
+Value WriteBody(const Workspace& workspace, runtime::ToolRunContext& run) {
+  const Value& args = run.arguments();
+  const std::string& path = args.Find("file_path")->as_string();
+  const std::string& content = args.Find("content")->as_string();
+  if (json::IsJsBlank(path)) throw std::runtime_error("file_path must be a non-empty string");
+  CheckEscalationArgs(args);
+  const ResolvedPath target = workspace.Resolve(path, "write");
+  std::optional<FileInfo> existing = Probe(target.real);
+  if (existing && !existing->regular) {
+    throw FsError("cannot write \"" + target.display + "\": not a regular file", "FS_NOT_REGULAR_FILE");
+  }
+  Value before = existing && content.size() < kDiffBasisMaxBytes ? DiffBasis(target.real) : Value();
+  WriteFileAtomic(target.real, content, existing ? std::optional(existing->mode) : std::nullopt, target.display,
+                  "write");
+  return Value::MakeObject({{"path", target.display},
+                            {"operation", existing ? "update" : "create"},
+                            {"before", std::move(before)},
+                            {"after", NormalizeLineEndings(content)}});
+}
+
 }  // namespace
 
+bool BriefWrites::Admit(size_t bytes, Clock::time_point now) const {
+  return bytes <= kMaxBytes && now.time_since_epoch().count() >= pool_until_.load(std::memory_order_relaxed);
+}
+
+void BriefWrites::Took(Clock::time_point start, Clock::time_point end) {
+  if (end - start > kBudget) pool_until_.store((end + kPause).time_since_epoch().count(), std::memory_order_relaxed);
+}
+
 Result<runtime::ToolDefinitionPtr> WriteTool(const Workspace& workspace) {
+  auto brief = std::make_shared<BriefWrites>();
   runtime::ToolDefinition spec{
       .name = "write",
       .description = "Create or fully replace a UTF-8 text file.",
@@ -51,26 +83,14 @@ Result<runtime::ToolDefinitionPtr> WriteTool(const Workspace& workspace) {
                                                        : ComputeHunkDiffs(args.Find("file_path")->as_string(),
                                                                           before.as_string(), v.Find("after")->as_string())}});
                      }},
-      .execute =
-          [workspace](runtime::ToolRunContext& run) {
-            const Value& args = run.arguments();
-            const std::string& path = args.Find("file_path")->as_string();
-            const std::string& content = args.Find("content")->as_string();
-            if (json::IsJsBlank(path)) throw std::runtime_error("file_path must be a non-empty string");
-            CheckEscalationArgs(args);
-            const ResolvedPath target = workspace.Resolve(path, "write");
-            std::optional<FileInfo> existing = Probe(target.real);
-            if (existing && !existing->regular) {
-              throw FsError("cannot write \"" + target.display + "\": not a regular file", "FS_NOT_REGULAR_FILE");
-            }
-            Value before = existing && content.size() < kDiffBasisMaxBytes ? DiffBasis(target.real) : Value();
-            WriteFileAtomic(target.real, content, existing ? std::optional(existing->mode) : std::nullopt, target.display,
-                            "write");
-            return Value::MakeObject({{"path", target.display},
-                                      {"operation", existing ? "update" : "create"},
-                                      {"before", std::move(before)},
-                                      {"after", NormalizeLineEndings(content)}});
-          },
+      .execute = [workspace](runtime::ToolRunContext& run) { return WriteBody(workspace, run); },
+      .execute_brief = [workspace, brief](runtime::ToolRunContext& run) -> std::optional<Value> {
+        const BriefWrites::Clock::time_point start = BriefWrites::Clock::now();
+        if (!brief->Admit(run.arguments().Find("content")->as_string().size(), start)) return std::nullopt;
+        Value written = WriteBody(workspace, run);
+        brief->Took(start, BriefWrites::Clock::now());
+        return written;
+      },
   };
   return DefineReferenceTool(std::move(spec));
 }

@@ -81,7 +81,8 @@ struct ToolDefinition {
   // about 20 us a call). Only the tool's author can promise what it needs:
   // brief, bounded work on local files (no network, no child process, no
   // wait on anything else), well under a millisecond; it declines (nullopt)
-  // what it cannot do so (a read of a large file). Deadlines and
+  // what it cannot do so (a read of a large file, a write while the disk's
+  // fsyncs are slow: tools/write_tool.h). Deadlines and
   // cancellation are checked before and after it, not during.
   BriefBody execute_brief{};
   std::optional<double> timeout_ms{};  // declarative; enforced by a timeout wrapper (timeout_policy.h)

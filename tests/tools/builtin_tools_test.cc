@@ -21,6 +21,7 @@
 #include "presenters/reference_tools.h"
 #include "tools/builtin_tools.h"
 #include "tools/read_tool.h"
+#include "tools/write_tool.h"
 
 namespace retrace::tools {
 namespace {
@@ -244,6 +245,30 @@ TEST_F(BuiltinToolsTest, ReadNamesWhatIsNotAFileAndReadsLargeFilesOnThePool) {
   const std::string text = Text(Args({{"file_path", "huge.txt"}, {"offset", 39999}}));
   EXPECT_THAT(text, HasSubstr("39999: line 39999 h"));
   EXPECT_THAT(text, HasSubstr("(End of file - total 40000 lines)"));
+}
+
+TEST_F(BuiltinToolsTest, AWriteOverTheBriefLimitIsWrittenOnThePool) {
+  const std::string huge(BriefWrites::kMaxBytes + 1, 'h');
+  const runtime::ToolResultPtr r = runtime::testing::Exec(
+      rt_, runtime::testing::Call("write", Args({{"file_path", "huge.txt"}, {"content", huge}})));
+  ASSERT_FALSE(r->is_error) << runtime::testing::Text(*r);
+  EXPECT_EQ(retrace::testing::ReadFile(root_ + "/huge.txt"), huge);
+}
+
+TEST(BriefWritesTest, ASlowWriteSendsTheWritesOfTheNextPauseToThePool) {
+  using Clock = BriefWrites::Clock;
+  BriefWrites brief;
+  const Clock::time_point t0{std::chrono::hours(1)};
+  EXPECT_TRUE(brief.Admit(100, t0));
+  EXPECT_TRUE(brief.Admit(BriefWrites::kMaxBytes, t0));
+  EXPECT_FALSE(brief.Admit(BriefWrites::kMaxBytes + 1, t0));  // large content: the pool
+  brief.Took(t0, t0 + BriefWrites::kBudget);                   // at the budget: still brief
+  EXPECT_TRUE(brief.Admit(100, t0 + BriefWrites::kBudget));
+  const Clock::time_point slow_end = t0 + BriefWrites::kBudget + std::chrono::microseconds(1);
+  brief.Took(t0, slow_end);  // over it: a slow disk
+  EXPECT_FALSE(brief.Admit(100, slow_end));
+  EXPECT_FALSE(brief.Admit(100, slow_end + BriefWrites::kPause - std::chrono::microseconds(1)));
+  EXPECT_TRUE(brief.Admit(100, slow_end + BriefWrites::kPause));  // the pause is over: tried again
 }
 
 TEST(LangFromPathTest, MatchesDshsTable) {

@@ -1,5 +1,6 @@
 #include "tools/write_tool.h"
 
+#include <chrono>
 #include <memory>
 #include <optional>
 
@@ -49,14 +50,25 @@ Value WriteBody(const Workspace& workspace, runtime::ToolRunContext& run) {
                             {"after", NormalizeLineEndings(content)}});
 }
 
-}  // namespace
-
-bool BriefWrites::Admit(size_t bytes, Clock::time_point now) const {
-  return bytes <= kMaxBytes && now.time_since_epoch().count() >= pool_until_.load(std::memory_order_relaxed);
+// Runs WriteBody; the time of a write of content that may be brief feeds
+// `brief`'s average (a large write's time tells of its size, not the disk).
+Value TimedWriteBody(const Workspace& workspace, runtime::ToolRunContext& run, BriefWrites& brief) {
+  if (run.arguments().Find("content")->as_string().size() > BriefWrites::kMaxBytes) return WriteBody(workspace, run);
+  const auto start = std::chrono::steady_clock::now();
+  Value written = WriteBody(workspace, run);
+  brief.Took(std::chrono::steady_clock::now() - start);
+  return written;
 }
 
-void BriefWrites::Took(Clock::time_point start, Clock::time_point end) {
-  if (end - start > kBudget) pool_until_.store((end + kPause).time_since_epoch().count(), std::memory_order_relaxed);
+}  // namespace
+
+bool BriefWrites::Admit(size_t bytes) const { return bytes <= kMaxBytes && average() <= kBudget; }
+
+void BriefWrites::Took(Duration took) {
+  Duration::rep average = average_.load(std::memory_order_relaxed);
+  while (!average_.compare_exchange_weak(average, average + (took.count() - average) / 8,
+                                         std::memory_order_relaxed)) {
+  }
 }
 
 Result<runtime::ToolDefinitionPtr> WriteTool(const Workspace& workspace) {
@@ -83,13 +95,10 @@ Result<runtime::ToolDefinitionPtr> WriteTool(const Workspace& workspace) {
                                                        : ComputeHunkDiffs(args.Find("file_path")->as_string(),
                                                                           before.as_string(), v.Find("after")->as_string())}});
                      }},
-      .execute = [workspace](runtime::ToolRunContext& run) { return WriteBody(workspace, run); },
+      .execute = [workspace, brief](runtime::ToolRunContext& run) { return TimedWriteBody(workspace, run, *brief); },
       .execute_brief = [workspace, brief](runtime::ToolRunContext& run) -> std::optional<Value> {
-        const BriefWrites::Clock::time_point start = BriefWrites::Clock::now();
-        if (!brief->Admit(run.arguments().Find("content")->as_string().size(), start)) return std::nullopt;
-        Value written = WriteBody(workspace, run);
-        brief->Took(start, BriefWrites::Clock::now());
-        return written;
+        if (!brief->Admit(run.arguments().Find("content")->as_string().size())) return std::nullopt;
+        return TimedWriteBody(workspace, run, *brief);
       },
   };
   return DefineReferenceTool(std::move(spec));

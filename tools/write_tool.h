@@ -16,22 +16,25 @@ namespace retrace::tools {
 // keeps it brief. Its fsync is most of its time: a quarter of a millisecond
 // on an idle SSD, but tens of milliseconds on a slow or busy disk, during
 // which the caller's thread (an MCP server's, say) answers nothing else. So
-// once a brief write takes over `kBudget`, the writes of the next `kPause` go
-// to the blocking pool, as does content over `kMaxBytes`. Thread-safe.
+// every write's time feeds a moving average (each write weighs 1/8), and
+// writes run briefly only while it is within `kBudget`: a lone slow fsync
+// leaves them brief, a slow disk sends them to the blocking pool until its
+// writes are fast again. Content over `kMaxBytes` always goes to the pool.
+// Thread-safe.
 class BriefWrites {
  public:
-  using Clock = std::chrono::steady_clock;
+  using Duration = std::chrono::nanoseconds;
   static constexpr size_t kMaxBytes = size_t{1} << 20;
-  static constexpr Clock::duration kBudget = std::chrono::milliseconds(2);
-  static constexpr Clock::duration kPause = std::chrono::seconds(10);
+  static constexpr Duration kBudget = std::chrono::milliseconds(2);
 
-  // Whether a write of `bytes` may run briefly at `now`.
-  bool Admit(size_t bytes, Clock::time_point now) const;
-  // A brief write ran from `start` to `end`.
-  void Took(Clock::time_point start, Clock::time_point end);
+  // Whether a write of `bytes` may run briefly now.
+  bool Admit(size_t bytes) const;
+  // A write (brief or not) took `took`.
+  void Took(Duration took);
+  Duration average() const { return Duration(average_.load(std::memory_order_relaxed)); }
 
  private:
-  std::atomic<Clock::rep> pool_until_{0};  // since the clock's epoch
+  std::atomic<Duration::rep> average_{0};
 };
 
 Result<runtime::ToolDefinitionPtr> WriteTool(const Workspace& workspace);

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "engine/base/unique_fd.h"
@@ -49,23 +50,47 @@ std::optional<std::string> ReadAll(int fd, uint64_t size) {
   return bytes;
 }
 
+namespace {
+
+// The process's umask, read once from /proc (umask(2) reads it only by
+// setting it, which would race the other threads' creates); all bits when
+// it cannot be read, so that the caller always sets the mode.
+unsigned ProcessUmask() {
+  static const unsigned mask = [] {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.rfind("Umask:", 0) == 0) return static_cast<unsigned>(std::stoul(line.substr(6), nullptr, 8));
+    }
+    return 07777U;
+  }();
+  return mask;
+}
+
+}  // namespace
+
 void WriteFileAtomic(const std::string& real_path, std::string_view content, std::optional<unsigned> mode,
                      const std::string& display_path, std::string_view verb) {
   auto fail = [&](const std::string& why) {
     throw FsError("cannot " + std::string(verb) + " \"" + display_path + "\": " + why, "FS_IO");
   };
   const std::filesystem::path target(real_path);
-  std::error_code ec;
-  std::filesystem::create_directories(target.parent_path(), ec);
-  if (ec) fail(ec.message());
   // O_EXCL below makes the name safe; the random part only keeps concurrent
   // writers apart (a seeded generator: a random_device per write costs a syscall).
-  const std::string temp = (target.parent_path() / ("." + target.filename().string() + "." + std::to_string(::getpid()) +
-                                                    "." + RandomHex(8) + ".tmp"))
-                               .string();
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode.value_or(0666));
+  static const std::string pid = std::to_string(::getpid());
+  const std::string temp =
+      (target.parent_path() / ("." + target.filename().string() + "." + pid + "." + RandomHex(8) + ".tmp")).string();
+  auto create = [&] { return ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode.value_or(0666)); };
+  int fd = create();
+  if (fd < 0 && errno == ENOENT) {  // the parents are made when missing, not checked on every write
+    std::error_code ec;
+    std::filesystem::create_directories(target.parent_path(), ec);
+    if (ec) fail(ec.message());
+    fd = create();
+  }
   if (fd < 0) fail(std::strerror(errno));
-  if (mode) ::fchmod(fd, *mode);  // the umask must not narrow a replaced file's mode
+  // The umask must not narrow a replaced file's mode.
+  if (mode && (*mode & ProcessUmask()) != 0) ::fchmod(fd, *mode);
   if (!WriteAll(fd, content)) {
     const std::string why = std::strerror(errno);
     ::close(fd);

@@ -67,6 +67,14 @@ ResolvedPath Workspace::Resolve(std::string_view path, std::string_view verb) co
 }
 
 std::optional<OpenedFile> Workspace::OpenToRead(std::string_view path) const {
+  return OpenBeneath(path, RESOLVE_NO_MAGICLINKS);
+}
+
+std::optional<OpenedFile> Workspace::OpenPlainToRead(std::string_view path) const {
+  return OpenBeneath(path, RESOLVE_NO_SYMLINKS);
+}
+
+std::optional<OpenedFile> Workspace::OpenBeneath(std::string_view path, uint64_t resolve) const {
   static std::atomic<bool> unsupported{false};  // ENOSYS once (an old kernel, a seccomp filter): never again
   if (!root_fd_ || !*root_fd_ || unsupported.load(std::memory_order_relaxed)) return std::nullopt;
   OpenedFile f{ResolveLexically(root_, path), {}};
@@ -75,7 +83,7 @@ std::optional<OpenedFile> Workspace::OpenToRead(std::string_view path) const {
   const std::string relative = f.display.size() > skip ? f.display.substr(skip) : ".";
   open_how how{};
   how.flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+  how.resolve = RESOLVE_BENEATH | resolve;
   const long fd = ::syscall(SYS_openat2, root_fd_->get(), relative.c_str(), &how, sizeof how);
   if (fd < 0) {
     if (errno == ENOSYS) unsupported.store(true, std::memory_order_relaxed);

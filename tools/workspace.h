@@ -10,6 +10,7 @@
 #ifndef RETRACE_TOOLS_WORKSPACE_H_
 #define RETRACE_TOOLS_WORKSPACE_H_
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,9 +57,16 @@ class Workspace {
   // descriptor is opened non-blocking, so a FIFO does not stall the open.
   std::optional<OpenedFile> OpenToRead(std::string_view path) const;
 
+  // As OpenToRead, but following no symlink at all on the way
+  // (RESOLVE_NO_SYMLINKS): the display path it gives is then the real path
+  // too, so a writer may replace the file by that name without Resolve().
+  std::optional<OpenedFile> OpenPlainToRead(std::string_view path) const;
+
  private:
   Workspace(std::string root, std::shared_ptr<const base::UniqueFd> root_fd)
       : root_(std::move(root)), root_fd_(std::move(root_fd)) {}
+  // openat2(2) beneath the root with RESOLVE_BENEATH and `resolve`'s flags.
+  std::optional<OpenedFile> OpenBeneath(std::string_view path, uint64_t resolve) const;
   std::string root_;  // canonical, no trailing slash (except "/")
   // The root directory, opened once (O_PATH): what OpenToRead resolves beneath.
   std::shared_ptr<const base::UniqueFd> root_fd_;

@@ -1,5 +1,7 @@
 #include "tools/write_tool.h"
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -19,15 +21,44 @@ using namespace schema;
 // dsh-fs-local's diff basis: files at or above this size get no before-text.
 constexpr uint64_t kDiffBasisMaxBytes = uint64_t{10} * 1024 * 1024;
 
-// readTextForDiff: the current text, LF-normalized, or null when it is too
-// big, binary (a NUL byte) or not UTF-8.
-Value DiffBasis(const std::string& real_path) {
-  std::optional<FileInfo> info = Probe(real_path);
-  if (!info || !info->regular || info->size >= kDiffBasisMaxBytes) return Value();
-  std::optional<std::string> bytes = ReadBytes(real_path);
+// readTextForDiff: the text of `bytes`, LF-normalized, or null when it could
+// not be read, is binary (a NUL byte) or is not UTF-8.
+Value TextForDiff(std::optional<std::string> bytes) {
   if (!bytes || bytes->find('\0') != std::string::npos) return Value();
   std::optional<std::string> text = json::DecodeUtf8Strict(std::move(*bytes));
   return text ? Value(NormalizeLineEndings(*text)) : Value();
+}
+
+// What a write replaces: where it really is, whether and what is there, and
+// the diff basis (null for a new file, or a file or content too big).
+struct Target {
+  std::string display;
+  std::string real;
+  std::optional<FileInfo> existing;
+  Value before;
+};
+
+Target Locate(const Workspace& workspace, const std::string& path, size_t content_size) {
+  const bool wants_basis = content_size < kDiffBasisMaxBytes;
+  struct stat st;
+  if (std::optional<OpenedFile> file = workspace.OpenPlainToRead(path);
+      file && ::fstat(file->fd.get(), &st) == 0 && S_ISREG(st.st_mode)) {
+    // The common case, a plain file replaced, in three calls: open, fstat,
+    // read. No symlink on its way: its display path is its real path.
+    Target t{file->display, file->display,
+             FileInfo{true, static_cast<unsigned>(st.st_mode & 07777), static_cast<uint64_t>(st.st_size)}, Value()};
+    if (wants_basis && t.existing->size < kDiffBasisMaxBytes) t.before = TextForDiff(ReadAll(file->fd.get(), t.existing->size));
+    return t;
+  }
+  // Anything else (a new file, a symlink, not a file) the way that names what is wrong.
+  ResolvedPath resolved = workspace.Resolve(path, "write");
+  Target t{std::move(resolved.display), std::move(resolved.real), std::nullopt, Value()};
+  t.existing = Probe(t.real);
+  if (t.existing && !t.existing->regular) {
+    throw FsError("cannot write \"" + t.display + "\": not a regular file", "FS_NOT_REGULAR_FILE");
+  }
+  if (t.existing && wants_basis && t.existing->size < kDiffBasisMaxBytes) t.before = TextForDiff(ReadBytes(t.real));
+  return t;
 }
 
 Value WriteBody(const Workspace& workspace, runtime::ToolRunContext& run) {
@@ -36,17 +67,12 @@ Value WriteBody(const Workspace& workspace, runtime::ToolRunContext& run) {
   const std::string& content = args.Find("content")->as_string();
   if (json::IsJsBlank(path)) throw std::runtime_error("file_path must be a non-empty string");
   CheckEscalationArgs(args);
-  const ResolvedPath target = workspace.Resolve(path, "write");
-  std::optional<FileInfo> existing = Probe(target.real);
-  if (existing && !existing->regular) {
-    throw FsError("cannot write \"" + target.display + "\": not a regular file", "FS_NOT_REGULAR_FILE");
-  }
-  Value before = existing && content.size() < kDiffBasisMaxBytes ? DiffBasis(target.real) : Value();
-  WriteFileAtomic(target.real, content, existing ? std::optional(existing->mode) : std::nullopt, target.display,
-                  "write");
+  Target target = Locate(workspace, path, content.size());
+  WriteFileAtomic(target.real, content, target.existing ? std::optional(target.existing->mode) : std::nullopt,
+                  target.display, "write");
   return Value::MakeObject({{"path", target.display},
-                            {"operation", existing ? "update" : "create"},
-                            {"before", std::move(before)},
+                            {"operation", target.existing ? "update" : "create"},
+                            {"before", std::move(target.before)},
                             {"after", NormalizeLineEndings(content)}});
 }
 

@@ -255,6 +255,31 @@ TEST_F(BuiltinToolsTest, AWriteOverTheBriefLimitIsWrittenOnThePool) {
   EXPECT_EQ(retrace::testing::ReadFile(root_ + "/huge.txt"), huge);
 }
 
+TEST_F(BuiltinToolsTest, AWriteThroughASymlinkReplacesItsTargetAndKeepsTheLink) {
+  // alias.txt -> a.txt: the common case's one open declines a link, Resolve() follows it.
+  const runtime::ToolResultPtr r = runtime::testing::Exec(
+      rt_, runtime::testing::Call("write", Args({{"file_path", "alias.txt"}, {"content", "through the link\n"}})));
+  ASSERT_FALSE(r->is_error) << runtime::testing::Text(*r);
+  EXPECT_TRUE(std::filesystem::is_symlink(root_ + "/alias.txt"));
+  EXPECT_EQ(retrace::testing::ReadFile(root_ + "/a.txt"), "through the link\n");
+  EXPECT_EQ(r->meta->Find("diffs")->as_array().size(), 1U);  // the target's old text was the diff basis
+}
+
+TEST_F(BuiltinToolsTest, AReplacedFileKeepsItsModeAndANewFilesDirectoriesAreMade) {
+  ASSERT_EQ(::chmod((root_ + "/a.txt").c_str(), 0640), 0);
+  const runtime::ToolResultPtr replaced = runtime::testing::Exec(
+      rt_, runtime::testing::Call("write", Args({{"file_path", "a.txt"}, {"content", "replaced\n"}})));
+  ASSERT_FALSE(replaced->is_error) << runtime::testing::Text(*replaced);
+  struct stat st;
+  ASSERT_EQ(::stat((root_ + "/a.txt").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640U);
+  const runtime::ToolResultPtr created = runtime::testing::Exec(
+      rt_, runtime::testing::Call("write", Args({{"file_path", "new/deeper/c.txt"}, {"content", "made\n"}})));
+  ASSERT_FALSE(created->is_error) << runtime::testing::Text(*created);
+  EXPECT_EQ(retrace::testing::ReadFile(root_ + "/new/deeper/c.txt"), "made\n");
+  EXPECT_THAT(runtime::testing::Text(*created), HasSubstr("Created file"));
+}
+
 TEST(BriefWritesTest, ASlowDiskSendsWritesToThePoolUntilItsWritesAreFastAgain) {
   using std::chrono::microseconds;
   using std::chrono::milliseconds;

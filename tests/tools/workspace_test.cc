@@ -83,6 +83,20 @@ TEST_F(WorkspaceTest, OpenToReadDeclinesWhatIsAbsent) {
   EXPECT_EQ(Opened("missing/b.txt"), "");
 }
 
+TEST_F(WorkspaceTest, OpenPlainToReadDeclinesEverySymlinkOnTheWay) {
+  // A path it opens has no link on its way: its display path is its real path.
+  std::optional<OpenedFile> plain = workspace_->OpenPlainToRead("src/../a.txt");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->display, root_ + "/a.txt");
+  EXPECT_EQ(workspace_->Resolve("a.txt", "write").real, plain->display);
+  std::filesystem::create_symlink("../a.txt", root_ + "/src/up.txt");
+  std::filesystem::create_symlink(".", root_ + "/here");
+  EXPECT_FALSE(workspace_->OpenPlainToRead("src/up.txt"));  // a link that stays inside, as the last part
+  EXPECT_FALSE(workspace_->OpenPlainToRead("here/a.txt"));  // or on the way
+  EXPECT_TRUE(workspace_->OpenToRead("src/up.txt"));
+  EXPECT_FALSE(workspace_->OpenPlainToRead("../outside.txt"));
+}
+
 TEST_F(WorkspaceTest, OpenToReadOpensAFifoWithoutWaitingForAWriter) {
   ASSERT_EQ(::mkfifo((root_ + "/fifo").c_str(), 0600), 0);
   std::optional<OpenedFile> f = workspace_->OpenToRead("fifo");  // would block without O_NONBLOCK

@@ -27,8 +27,7 @@ struct LiveSession::Parts {
 LiveSession::LiveSession(LiveOptions options, std::unique_ptr<Parts> parts)
     : options_(std::move(options)),
       parts_(std::move(parts)),
-      agent_(runtime::Scope::Create(options_.session_id)),
-      gate_(options_.max_parallel) {}
+      agent_(runtime::Scope::Create(options_.session_id)) {}
 
 LiveSession::~LiveSession() { (void)Close(Value::MakeObject({{"kind", "completed"}})); }
 
@@ -87,7 +86,7 @@ std::string LiveSession::ToolsSdk() const {
 }
 
 runtime::RecorderEnv LiveSession::env() const {
-  return runtime::RecorderEnv{options_.now_ms, options_.new_id, /*card_snapshots=*/true};
+  return runtime::RecorderEnv{options_.now_ms, options_.new_id, /*card_snapshots=*/true, options_.max_parallel};
 }
 
 Result<runtime::SessionRecorder*> LiveSession::Recorder() {
@@ -119,10 +118,6 @@ asio::awaitable<Result<runtime::ToolResultPtr>> LiveSession::Call(runtime::Loose
   Result<runtime::SessionRecorder*> recorder = Recorder();
   if (!recorder.ok()) co_return recorder.status();
   call.agent = agent_;
-  const bool safe = runtime_.IsConcurrencySafe({call.call.id, std::nullopt, call.call.name,
-                                                runtime::ParseModelArguments(call.call.arguments), agent_,
-                                                std::nullopt, call.signal, options_.session_id});
-  runtime::CallGate::Pass pass = co_await gate_.Enter(/*exclusive=*/!safe);
   co_return co_await (*recorder)->RunCall(runtime_, std::move(call));
 }
 

@@ -23,7 +23,6 @@
 #include "engine/base/status.h"
 #include "engine/json/value.h"
 #include "engine/runtime/asio.h"
-#include "engine/runtime/call_gate.h"
 #include "engine/runtime/code_mode.h"
 #include "engine/runtime/registration.h"
 #include "engine/runtime/session_recorder.h"
@@ -82,9 +81,9 @@ class LiveSession {
   // The session's recorder, opening the session at the first use.
   Result<runtime::SessionRecorder*> Recorder();
 
-  // One call on its own (SessionRecorder::RunCall), admitted as dsh
-  // schedules a step's calls: concurrency-safe calls overlap up to
-  // max_parallel, any other runs alone. Calls on the executor's thread only.
+  // One call on its own (SessionRecorder::RunCall: concurrency-safe calls
+  // overlap up to max_parallel, any other runs alone). Calls on the
+  // executor's thread only.
   runtime::asio::awaitable<Result<runtime::ToolResultPtr>> Call(runtime::LooseCall call);
 
   // Ends the open turn with `reason` (a TurnEndReason) and stops the
@@ -101,7 +100,6 @@ class LiveSession {
   std::unique_ptr<Parts> parts_;
   runtime::ToolRuntime runtime_;
   runtime::ScopePtr agent_;
-  runtime::CallGate gate_;
   std::vector<runtime::Registration> registered_;
   std::unique_ptr<runtime::SessionRecorder> recorder_;
   bool closed_ = false;

@@ -345,8 +345,11 @@ asio::awaitable<Status> SessionRecorder::Commit(Builder build) {
     group_done_ = std::make_shared<asio::steady_timer>(executor, std::chrono::steady_clock::time_point::max());
     // While other calls are running, give those about to commit a moment to
     // join: yield to them (a bounded number of times) until every running
-    // call is in the group. A call running alone commits at once.
-    for (int round = 0; round < kMaxRounds && group_.size() < running_calls_ && group_.size() < kMaxGroup; ++round) {
+    // call is in the group — those still waiting at the gate aside, but not
+    // one it has just let in, whose tool/call is about to be recorded. A
+    // call running alone commits at once.
+    for (int round = 0; round < kMaxRounds && group_.size() + gate_.waiting() < running_calls_ && group_.size() < kMaxGroup;
+         ++round) {
       co_await asio::post(executor, asio::use_awaitable);
     }
     std::vector<std::shared_ptr<PendingCommit>> group;
@@ -400,11 +403,14 @@ asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& run
   const ModelToolCall& call = loose.call;
   int64_t call_seq = 0;
   const ToolDefinitionPtr def = runtime.registry().Get(call.name, loose.agent);
+  const bool safe = runtime.IsConcurrencySafe({call.id, std::nullopt, call.name, ParseModelArguments(call.arguments),
+                                               loose.agent, std::nullopt, loose.signal, session_id_});
+  const int64_t asked_at = env_.now_ms();
+  std::optional<CallGate::Pass> pass(co_await gate_.Enter(/*exclusive=*/!safe));
   // The tool/call is made durable before a body that may have side effects
   // runs; a side-effect-free call is recorded in one commit with its result,
   // its events stamped with the time it was asked.
   const bool record_first = !SideEffectFree(def.get());
-  const int64_t asked_at = env_.now_ms();
   // In flight from here to its result: calls that overlap share a step.
   auto settle = [this] {
     std::lock_guard lock(mu_);
@@ -435,6 +441,9 @@ asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& run
     }
     result = runtime.Complete(std::move(stage));
   }
+  // The body is done: the next call may start. One that was waiting for this
+  // one records its tool/call in the commit of this one's result.
+  pass.reset();
 
   Status recorded = co_await Commit([&](const Emit& emit) {
     --loose_in_flight_;

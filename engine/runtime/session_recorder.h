@@ -29,7 +29,9 @@
 // append with its result (the same events, stamped with the time it was
 // asked), which halves the commits of the commonest calls. Records that are
 // ready at the same moment — calls in flight finishing together — share one
-// commit (group commit).
+// commit (group commit). A call that runs alone lets the next one in when
+// its body ends, so the next call's tool/call shares the commit of its
+// result: calls that follow one another in flight take one commit each.
 //
 // Open() resumes an existing session: a turn a crash left open is closed
 // first with dsh's interrupted-turn closers (TOOL_OUTCOME_UNKNOWN for a call
@@ -57,6 +59,7 @@
 #include "engine/log/session_header.h"
 #include "engine/runtime/asio.h"
 #include "engine/runtime/batch_scheduler.h"
+#include "engine/runtime/call_gate.h"
 #include "engine/runtime/tool_runtime.h"
 #include "presenters/presenter.h"
 
@@ -70,6 +73,8 @@ struct RecorderEnv {
   // holding the views the called tool's presenter (ToolDefinition::presenter)
   // gave at run time, the reference `retrace check` compares later replays with.
   bool card_snapshots = false;
+  // RunCall's admission (CallGate): concurrency-safe calls at once.
+  size_t max_parallel = 10;
 };
 
 // A tool call as the model requested it.
@@ -132,10 +137,12 @@ class SessionRecorder {
   asio::awaitable<Result<BatchOutcome>> RunToolCalls(ToolRuntime& runtime, const std::vector<ModelToolCall>& calls,
                                                       Signal turn_signal, ScopePtr agent = nullptr,
                                                       size_t max_parallel = 10);
-  // Runs one call on its own (see above). A call whose signal aborted
-  // before it started gets dsh's synthetic ABORTED_BEFORE_DISPATCH pair. An
-  // error means a record could not be appended: when it is the tool/call's,
-  // the body did not run.
+  // Runs one call on its own (see above), admitted as dsh schedules a step's
+  // calls (CallGate): concurrency-safe calls overlap up to
+  // RecorderEnv::max_parallel, any other runs alone. A call whose signal
+  // aborted before it started gets dsh's synthetic ABORTED_BEFORE_DISPATCH
+  // pair. An error means a record could not be appended: when it is the
+  // tool/call's, the body did not run. Calls on one executor's thread only.
   asio::awaitable<Result<ToolResultPtr>> RunCall(ToolRuntime& runtime, LooseCall call);
   // An ignorable event of the caller's (retrace/…), at any time.
   Status Note(std::string_view type, json::Value data);
@@ -145,7 +152,7 @@ class SessionRecorder {
 
  private:
   SessionRecorder(log::EventLog& log, std::string session_id, RecorderEnv env)
-      : log_(log), session_id_(std::move(session_id)), env_(std::move(env)) {}
+      : log_(log), session_id_(std::move(session_id)), env_(std::move(env)), gate_(env_.max_parallel) {}
   Status Resume();
   void Fold(const log::Event& event);
   log::Event NewEvent(std::string_view type, json::Value data, bool surface = false);
@@ -193,6 +200,7 @@ class SessionRecorder {
   bool in_step_ = false;
   int loose_in_flight_ = 0;  // RunCall calls not yet recorded with their result
   size_t running_calls_ = 0;                            // RunCall coroutines alive
+  CallGate gate_;                                       // RunCall's admission
   std::vector<std::shared_ptr<PendingCommit>> group_;  // the next group commit
   std::shared_ptr<asio::steady_timer> group_done_;     // cancelled when it is made
   std::vector<json::Value> next_turn_;  // pending inbox lists (dsh-agent)

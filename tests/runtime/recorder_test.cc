@@ -1,6 +1,7 @@
 // SessionRecorder and RunBatch: what the runtime writes into a session log
 // (dsh-session-log §5.3, §6) and how a batch is scheduled (§9.2).
 #include <chrono>
+#include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -380,6 +381,29 @@ TEST_F(LooseCallTest, EachCallHasItsOwnAssistantMessageAndOverlappingCallsShareA
   // are not promised here (ASideEffectFree… and the benchmark measure them).
   EXPECT_LE(log_.appends, 4);
   ASSERT_TRUE(rec_->EndTurn(Value::MakeObject({{"kind", "completed"}})).ok());
+  EXPECT_TRUE(log_.InvariantsHold());
+}
+
+TEST_F(LooseCallTest, CallsThatRunAloneFollowOneAnotherAndTheNextCallSharesTheCommitOfTheLastResult) {
+  // Not concurrency-safe: each runs alone. The second waits at the gate; when
+  // the first body ends it is let in, and its tool/call rides with the
+  // first's result: three commits for two calls, not four.
+  int running = 0, overlapped = 0;
+  ToolDefinition spec = EchoSpec("act");
+  spec.execute = [&](ToolRunContext& run) {
+    overlapped += ++running > 1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    --running;
+    return *run.arguments().Find("s");
+  };
+  Registration r = MustRegister(rt_, Define(spec));
+  auto results = RunTogether({Loose("a", "act", R"({"s":"1"})"), Loose("b", "act", R"({"s":"2"})")});
+  for (auto& res : results) ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_EQ(overlapped, 0);
+  EXPECT_EQ(log_.appends, 3);
+  EXPECT_EQ(log_.Types(),
+            "turn/start step/start assistant/message tool/call tool/result assistant/message tool/call tool/result "
+            "step/end");
   EXPECT_TRUE(log_.InvariantsHold());
 }
 

@@ -2,8 +2,10 @@
 // McpServer over stdio, recording nothing, serving two trivial tools with the shapes of
 // retrace's: `read` (a small file, line-numbered; read-only) and `write` (a small file;
 // a side effect). `write` does the file work retrace's write does (and dsh-fs-local's
-// writeFileAtomic): a temporary file, fsynced, renamed over the target — so the two
-// servers differ in the protocol and the recording only.
+// writeFileAtomic): the text it replaces read as the diff basis, a temporary file,
+// fsynced, renamed over the target; and it answers with the same content and value
+// (path, operation, before, after) — so the two servers differ in the protocol and
+// the recording only.
 // usage: node ts_server.mjs <upstream dir> <workspace>
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -32,17 +34,21 @@ server.registerTool('read', {
 });
 server.registerTool('write', {
   title: 'Write file',
-  description: 'Write a UTF-8 text file.',
+  description: 'Create or fully replace a UTF-8 text file.',
   inputSchema: { file_path: z.string(), content: z.string() },
-  outputSchema: { path: z.string(), bytes: z.number() },
+  outputSchema: { path: z.string(), operation: z.enum(['create', 'update']), before: z.string().nullable(), after: z.string() },
 }, async ({ file_path, content }) => {
   const path = resolve(workspace, file_path);
+  let before = null;  // the diff basis: the text replaced
+  try { before = readFileSync(path, 'utf8'); } catch {}
   const temp = `${path}.${process.pid}.${++writes}.tmp`;
   const fd = openSync(temp, 'wx', 0o666);
   writeSync(fd, content);
   fsyncSync(fd);
   closeSync(fd);
   renameSync(temp, path);
-  return { content: [{ type: 'text', text: `Wrote ${path}` }], structuredContent: { path, bytes: Buffer.byteLength(content) } };
+  const operation = before === null ? 'create' : 'update';
+  const text = `<path>${path}</path>\n<type>file</type>\n<content>\n${before === null ? 'Created' : 'Updated'} file\n</content>`;
+  return { content: [{ type: 'text', text }], structuredContent: { path, operation, before, after: content } };
 });
 await server.connect(new StdioServerTransport());

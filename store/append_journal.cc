@@ -1,10 +1,13 @@
 #include "store/append_journal.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -292,6 +295,23 @@ Result<std::vector<OrphanJournal>> LockOrphanJournals(const std::string& db_path
     }
     out.push_back({path, fd});
   }
+  // In the order they were made: a recorder that replaced its journal
+  // (JournalOptions::rotate_bytes) may leave two, whose frames follow on.
+  auto order = [&](const OrphanJournal& j) {
+    const std::string name = std::filesystem::path(j.path).filename().string().substr(prefix.size());
+    const size_t dash = name.find('-');
+    auto number = [](const std::string& digits) -> uint64_t {
+      return !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos && digits.size() < 20
+                 ? std::stoull(digits)
+                 : UINT64_MAX;
+    };
+    using Order = std::pair<uint64_t, uint64_t>;
+    return dash == std::string::npos ? Order(UINT64_MAX, UINT64_MAX)
+                                     : Order(number(name.substr(0, dash)), number(name.substr(dash + 1)));
+  };
+  std::sort(out.begin(), out.end(), [&](const OrphanJournal& a, const OrphanJournal& b) {
+    return std::pair(order(a), a.path) < std::pair(order(b), b.path);
+  });
   return out;
 }
 

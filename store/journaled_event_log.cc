@@ -43,7 +43,8 @@ Status JournaledEventLog::Close() {
   if (folder_.joinable()) folder_.join();
   std::lock_guard lock(mu_);
   if (!failed_.ok()) {
-    journal_.reset();  // kept, unlocked: the next open folds it
+    retired_.reset();  // kept, unlocked: the next open folds them
+    journal_.reset();
     return failed_;
   }
   Status removed = journal_->Remove();
@@ -165,10 +166,11 @@ void JournaledEventLog::FoldLoop() {
     for (const Pending& p : batch) behind_bytes_ -= p.bytes;
     if (!st.ok()) {
       failed_ = st.WithContext("recording stopped: the acknowledged appends could not be written to the database"
-                               " (they are kept in " + journal_path_ + ", which the next open folds in)");
+                               " (they are kept in " + (retired_ ? retired_->path() + " and " : "") + journal_path_ +
+                               ", which the next open folds in)");
       pending_.clear();
-    } else if (pending_.empty() && batch.back().journal_end == journal_->size()) {
-      if (Status reset = journal_->Reset(); !reset.ok()) failed_ = reset;
+    } else {
+      AfterFold(batch.back());
     }
     folded_.notify_all();
     if (!failed_.ok()) {
@@ -176,6 +178,27 @@ void JournaledEventLog::FoldLoop() {
       wake_folder_.wait(lock, [&] { return stop_; });
       return;
     }
+  }
+}
+
+void JournaledEventLog::AfterFold(const Pending& last_folded) {
+  if (retired_) {
+    // Left behind should the delete fail: an orphan whose frames the
+    // database holds, which the next open folds as resends and removes.
+    (void)retired_->Remove();
+    retired_.reset();
+  }
+  if (pending_.empty()) {
+    if (last_folded.journal_end != journal_->size()) return;  // it came from the retired journal
+    if (Status reset = journal_->Reset(); !reset.ok()) failed_ = reset;
+  } else if (journal_->size() >= options_.rotate_bytes) {
+    // What is pending is in this journal: it is deleted after the next fold.
+    // Should a fresh one not be had, appends stay here and it is tried again.
+    Result<AppendJournal> fresh = AppendJournal::Create(direct_.store().path());
+    if (!fresh.ok()) return;
+    retired_.emplace(std::move(*journal_));
+    journal_.emplace(std::move(fresh).value());
+    journal_path_ = journal_->path();
   }
 }
 

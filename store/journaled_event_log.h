@@ -61,6 +61,11 @@ struct JournalOptions {
   // Acknowledged appends the folder may be behind by before an append waits
   // for it (bounds memory and the journal's size).
   size_t max_behind_bytes = size_t{64} << 20;
+  // The journal is emptied when a fold catches up with it. Appends that never
+  // pause leave some behind at every fold, so it would grow without end: once
+  // it holds this many bytes, appends go to a fresh journal, and the old one
+  // is deleted after the next fold.
+  uint64_t rotate_bytes = uint64_t{8} << 20;
 };
 
 class JournaledEventLog final : public log::EventLog {
@@ -83,8 +88,11 @@ class JournaledEventLog final : public log::EventLog {
   Result<std::vector<log::EventRecord>> Read(std::string_view session_id, int64_t from_seq) override;
   Result<int64_t> NextSeq(std::string_view session_id) override;
 
-  // The journal's file (tests).
-  const std::string& journal_path() const { return journal_path_; }
+  // The journal's file (tests; it changes when the journal is replaced).
+  std::string journal_path() const {
+    std::lock_guard lock(mu_);
+    return journal_path_;
+  }
 
  private:
   struct Pending {
@@ -97,6 +105,10 @@ class JournaledEventLog final : public log::EventLog {
   void FoldLoop();
   // Writes `batch` into the database in one transaction.
   Status Fold(const std::deque<Pending>& batch);
+  // After a successful fold, under mu_: deletes a retired journal (all it
+  // held is folded now), then empties the journal or replaces it
+  // (JournalOptions::rotate_bytes).
+  void AfterFold(const Pending& last_folded);
   // Runs `fn` on the store's connection once every acknowledged append is in it.
   template <typename Fn>
   auto AfterFlush(Fn fn) -> decltype(fn());
@@ -106,9 +118,10 @@ class JournaledEventLog final : public log::EventLog {
   std::string journal_path_;
 
   std::mutex db_mu_;  // the store's connection (taken after mu_, never before)
-  std::mutex mu_;     // everything below
+  mutable std::mutex mu_;  // everything below, and journal_path_
   std::condition_variable wake_folder_, folded_;
   std::optional<AppendJournal> journal_;
+  std::optional<AppendJournal> retired_;  // replaced, and holding appends the next fold takes
   std::deque<Pending> pending_;
   size_t behind_bytes_ = 0;  // acknowledged and not yet folded
   uint64_t appends_ = 0;     // acknowledged so far: the folder waits for a pause in them

@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "store/append_journal.h"
@@ -265,6 +266,79 @@ TEST_F(JournaledEventLogTest, TheNextOpenFoldsWhatAKilledRecorderAcknowledged) {
   auto writer = store->OpenWriter("j");
   ASSERT_TRUE(writer.ok());
   EXPECT_EQ((*writer)->next_seq(), 10) << "the session goes on after the folded appends";
+}
+
+TEST_F(JournaledEventLogTest, AppendsThatNeverPauseReplaceTheJournalInsteadOfGrowingIt) {
+  // A fold every 20 ms while appends keep coming (without a pause) leaves
+  // some behind each time, so the journal is never emptied: it is replaced
+  // once it holds 4 KiB.
+  auto store = OpenStoreOrDie(db_, Normal());
+  auto log = JournaledEventLog::Open(*store, {.fold_delay = std::chrono::hours(1),
+                                              .max_fold_lag = std::chrono::milliseconds(20),
+                                              .rotate_bytes = 4096});
+  ASSERT_TRUE(log.ok());
+  std::set<std::string> paths;
+  uintmax_t largest = 0;
+  size_t most_files = 0;
+  int64_t next = 0;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(800);
+  while (std::chrono::steady_clock::now() < end) {
+    ASSERT_TRUE((*log)->Append("j", next, Batch(next, 1)).ok());
+    ++next;
+    paths.insert((*log)->journal_path());
+    const std::vector<std::string> files = Journals(db_);
+    most_files = std::max(most_files, files.size());
+    for (const std::string& f : files) {
+      std::error_code ec;
+      const uintmax_t size = std::filesystem::file_size(f, ec);
+      if (!ec) largest = std::max(largest, size);
+    }
+  }
+  EXPECT_GT(paths.size(), 2U) << "never replaced over " << next << " appends";
+  EXPECT_LE(most_files, 2U);
+  EXPECT_LT(largest, uintmax_t{1} << 20) << "appended " << next * 150 << " bytes in all";
+  EXPECT_TRUE((*log)->Close().ok());
+  EXPECT_TRUE(Journals(db_).empty());
+  EXPECT_EQ(Stored(db_), Texts(0, next));
+}
+
+TEST_F(JournaledEventLogTest, AKilledRecorderThatHadJustReplacedItsJournalLeavesTwoFoldedInOrder) {
+  const pid_t child = fork();
+  if (child == 0) {
+    auto store = EventStore::Open(db_, Normal());
+    if (!store.ok()) _exit(2);
+    auto log = JournaledEventLog::Open(**store, {.fold_delay = std::chrono::hours(1),
+                                                 .max_fold_lag = std::chrono::milliseconds(100),
+                                                 .rotate_bytes = 2048});
+    if (!log.ok()) _exit(3);
+    const std::string first = (*log)->journal_path();
+    int64_t next = 0;
+    // Until the journal is replaced (the appends left behind are in the old
+    // one), then three more into the new one, and die well before the next fold.
+    for (int extra = 0; extra < 3 && next < 100000;) {
+      if (!(*log)->Append("j", next, Batch(next, 1)).ok()) _exit(4);
+      ++next;
+      if ((*log)->journal_path() != first) {
+        ++extra;
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+    kill(getpid(), SIGKILL);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exited with " << WEXITSTATUS(status);
+  ASSERT_EQ(Journals(db_).size(), 2U);
+  const size_t stored_before = Stored(db_).size();
+  auto store = OpenStoreOrDie(db_);
+  EXPECT_TRUE(Journals(db_).empty());
+  const std::vector<std::string> stored = Stored(db_);
+  EXPECT_GT(stored.size(), stored_before);
+  EXPECT_EQ(stored, Texts(0, static_cast<int64_t>(stored.size())));
+  auto writer = store->OpenWriter("j");
+  ASSERT_TRUE(writer.ok());
+  EXPECT_EQ((*writer)->next_seq(), static_cast<int64_t>(stored.size()));
 }
 
 TEST_F(JournaledEventLogTest, FoldingAgainWhatWasAlreadyFoldedChangesNothing) {

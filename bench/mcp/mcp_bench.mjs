@@ -6,17 +6,20 @@
 // Two trivial tools: `read` of a one-line file (read-only and concurrency-safe: retrace
 // records its call with its result in one commit, and calls in flight share group
 // commits) and `write` of a one-line file (a side effect: retrace makes the tool/call
-// durable before the body, so two commits; an exclusive call, so 8 in flight queue).
+// durable before the body, so two commits one at a time; an exclusive call, so 8 in
+// flight queue, and each one's tool/call rides with the commit of the result before it).
 // What is measured is the protocol, the pipeline and the recording. Sequential calls,
 // then 8 in flight; servers alternate round by round so drift on a noisy machine hits
-// them alike. Each run warms up first (2,000 calls: the TS server's JIT takes about
+// them alike, each run after a `sync`. Each run warms up first (2,000 calls: the TS server's JIT takes about
 // that many to reach its speed) and then makes 10,000 calls, which span more than the
 // journal's 1 s fold lag, so retrace's folding is inside the measured window (but for
 // the last second's calls, folded after it). `--before BINARY` adds `before-normal`,
 // another build of retrace at `normal` (to compare two builds in one run); `--no-full`
-// leaves out retrace-full; `--tools read,write` chooses the tools.
+// leaves out retrace-full; `--tools read,write` chooses the tools. The last column is
+// the median over the rounds of each round's calls/s over the TS server's.
 // usage: node mcp_bench.mjs <upstream dir> <retrace binary> [--calls N] [--warmup N] [--rounds R]
 //          [--before BINARY] [--no-full] [--tools LIST]
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -83,6 +86,10 @@ for (let round = 0; round < rounds; round++) {
   for (const tool of Object.values(tools)) {
     for (const [name, params] of Object.entries(servers)) {
       for (const inFlight of [1, 8]) {
+        // Each run starts with nothing dirty in the page cache: a recording's
+        // database pages reach the disk after its run, by the kernel's writeback,
+        // and would otherwise slow the fsyncs of the server that runs next.
+        execFileSync('sync');
         const client = await connect(params(`${round}-${tool.name}-${inFlight}`));
         const m = await measure(client, tool, inFlight);
         await client.close();
@@ -92,11 +99,19 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+// Each round's calls/s over the TS server's in the same round: the machine's
+// speed drifts from minute to minute, the ratio within a round much less.
+const ratio = (key) => {
+  const [tool, , x] = key.split(' ');
+  const ts = results[`${tool} ts-sdk ${x}`];
+  return ts ? median(results[key].map((m, r) => m.perSec / ts[r].perSec)) : NaN;
+};
 console.log(`${calls} calls per run after ${warmup} to warm up, ${rounds} rounds, median of rounds`);
-console.log('tool   server              in flight   p50 ms   p99 ms    calls/s');
+console.log('tool   server              in flight   p50 ms   p99 ms    calls/s   ratio to ts-sdk');
 for (const [key, ms] of Object.entries(results)) {
   const [tool, name, x] = key.split(' ');
   console.log(`${tool.padEnd(7)}${name.padEnd(20)}${x.slice(1).padStart(9)}${median(ms.map((m) => m.p50)).toFixed(3).padStart(9)}` +
-    `${median(ms.map((m) => m.p99)).toFixed(3).padStart(9)}${median(ms.map((m) => m.perSec)).toFixed(0).padStart(11)}`);
+    `${median(ms.map((m) => m.p99)).toFixed(3).padStart(9)}${median(ms.map((m) => m.perSec)).toFixed(0).padStart(11)}` +
+    `${ratio(key).toFixed(2).padStart(18)}`);
 }
 rmSync(dir, { recursive: true, force: true });

@@ -88,7 +88,7 @@ for (let round = 0; round < rounds; round++) {
       for (const inFlight of [1, 8]) {
         // Each run starts with nothing dirty in the page cache: a recording's
         // database pages reach the disk after its run, by the kernel's writeback,
-        // and would otherwise slow the fsyncs of the server that runs next.
+        // where they can slow the fsyncs of the server that runs next.
         execFileSync('sync');
         const client = await connect(params(`${round}-${tool.name}-${inFlight}`));
         const m = await measure(client, tool, inFlight);

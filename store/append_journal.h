@@ -12,13 +12,13 @@
 // holds everything written, the file is emptied.
 //
 // The file lives next to the database, `<db>-appends-<pid>-<n>`, and its owner
-// holds an exclusive flock on it for its life. A recorder that never pauses
-// replaces its journal with a fresh one (n + 1) once it has grown
-// (JournalOptions::rotate_bytes), and deletes the old one when all it holds is
-// folded: so it may hold two at a moment, and orphans are folded in the
-// order they were made. A file nobody holds is an
+// holds an exclusive flock on it for its life. A file nobody holds is an
 // orphan: its owner died before folding it. EventStore::Open folds orphans
-// into the database (FoldOrphanJournals) and removes them.
+// into the database (FoldOrphanJournals) and removes them. A recorder whose
+// appends never pause replaces its journal with a fresh one (n + 1) once it
+// has grown (JournalOptions::rotate_bytes) and deletes the old one when all
+// it holds is folded: so it may hold two at a moment, and orphans are folded
+// in the order they were made.
 //
 // Layout: the 8-byte magic "RTRCAPJ1" and the 36-byte boot id of the machine
 // that wrote it (/proc/sys/kernel/random/boot_id), then frames:

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -60,7 +61,7 @@ unsigned ProcessUmask() {
     std::ifstream status("/proc/self/status");
     std::string line;
     while (std::getline(status, line)) {
-      if (line.rfind("Umask:", 0) == 0) return static_cast<unsigned>(std::stoul(line.substr(6), nullptr, 8));
+      if (line.rfind("Umask:", 0) == 0) return static_cast<unsigned>(std::strtoul(line.c_str() + 6, nullptr, 8));
     }
     return 07777U;
   }();
@@ -76,7 +77,8 @@ void WriteFileAtomic(const std::string& real_path, std::string_view content, std
   };
   const std::filesystem::path target(real_path);
   // O_EXCL below makes the name safe; the random part only keeps concurrent
-  // writers apart (a seeded generator: a random_device per write costs a syscall).
+  // writers apart (a seeded generator: a random_device per write costs a
+  // syscall, as would the pid read each time).
   static const std::string pid = std::to_string(::getpid());
   const std::string temp =
       (target.parent_path() / ("." + target.filename().string() + "." + pid + "." + RandomHex(8) + ".tmp")).string();

@@ -271,32 +271,26 @@ TEST_F(JournaledEventLogTest, TheNextOpenFoldsWhatAKilledRecorderAcknowledged) {
 TEST_F(JournaledEventLogTest, AppendsThatNeverPauseReplaceTheJournalInsteadOfGrowingIt) {
   // A fold every 20 ms while appends keep coming (without a pause) leaves
   // some behind each time, so the journal is never emptied: it is replaced
-  // once it holds 4 KiB.
+  // once it holds 4 KiB, and the old one deleted after the next fold. (How
+  // far one grows past 4 KiB depends on how often the folder, at nice 19,
+  // gets the CPU: on a loaded machine, seconds.)
   auto store = OpenStoreOrDie(db_, Normal());
   auto log = JournaledEventLog::Open(*store, {.fold_delay = std::chrono::hours(1),
                                               .max_fold_lag = std::chrono::milliseconds(20),
                                               .rotate_bytes = 4096});
   ASSERT_TRUE(log.ok());
   std::set<std::string> paths;
-  uintmax_t largest = 0;
   size_t most_files = 0;
   int64_t next = 0;
-  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(800);
-  while (std::chrono::steady_clock::now() < end) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (paths.size() < 3 && next < 100000 && std::chrono::steady_clock::now() < end) {
     ASSERT_TRUE((*log)->Append("j", next, Batch(next, 1)).ok());
     ++next;
     paths.insert((*log)->journal_path());
-    const std::vector<std::string> files = Journals(db_);
-    most_files = std::max(most_files, files.size());
-    for (const std::string& f : files) {
-      std::error_code ec;
-      const uintmax_t size = std::filesystem::file_size(f, ec);
-      if (!ec) largest = std::max(largest, size);
-    }
+    most_files = std::max(most_files, Journals(db_).size());
   }
-  EXPECT_GT(paths.size(), 2U) << "never replaced over " << next << " appends";
-  EXPECT_LE(most_files, 2U);
-  EXPECT_LT(largest, uintmax_t{1} << 20) << "appended " << next * 150 << " bytes in all";
+  EXPECT_EQ(paths.size(), 3U) << "replaced fewer than twice in " << next << " appends";
+  EXPECT_LE(most_files, 2U);  // so the first was deleted before the third was made
   EXPECT_TRUE((*log)->Close().ok());
   EXPECT_TRUE(Journals(db_).empty());
   EXPECT_EQ(Stored(db_), Texts(0, next));

@@ -25,9 +25,9 @@ using Outcome = retrace::testing::ShellOutcome;
 
 class CliTest : public ::testing::Test {
  protected:
-  // Runs `retrace --db <tmp>/t.db <args>` with stdin from /dev/null.
-  Outcome Retrace(const std::string& args) {
-    return retrace::testing::Shell(std::string(RETRACE_BUILD_DIR) + "/cli/retrace --db " + dir_ / "t.db" + " " + args +
+  // Runs `[env] retrace --db <tmp>/t.db <args>` with stdin from /dev/null.
+  Outcome Retrace(const std::string& args, const std::string& env = "") {
+    return retrace::testing::Shell(env + " " + RETRACE_BUILD_DIR + "/cli/retrace --db " + dir_ / "t.db" + " " + args +
                                    " 2>&1 </dev/null");
   }
   TempDir dir_;
@@ -76,6 +76,21 @@ TEST_F(CliTest, OptionRulesAreUsageErrorsNamingTheOption) {
     EXPECT_THAT(r.out, HasSubstr(message)) << args;
   }
   EXPECT_EQ(Retrace("check --fuzz 0 " + FixturePath("c01-fs-read.jsonl")).code, 0);
+}
+
+// alloc/large_pages.cc: mimalloc's options as mimalloc itself reports them
+// at start-up (MIMALLOC_VERBOSE), so set before it read them; an operator's
+// environment still wins.
+TEST_F(CliTest, TheExecutableAsksMimallocForLargePagesUnlessTheEnvironmentSaysOtherwise) {
+  if (!RETRACE_WITH_MIMALLOC) GTEST_SKIP() << "built without mimalloc (RETRACE_MIMALLOC=OFF, as under sanitizers)";
+  const Outcome chosen = Retrace("--version", "MIMALLOC_VERBOSE=1");
+  EXPECT_EQ(chosen.code, 0);
+  EXPECT_THAT(chosen.out, HasSubstr("option 'large_os_pages': 1"));
+  EXPECT_THAT(chosen.out, HasSubstr("option 'eager_commit_delay': 0"));
+  const Outcome overridden =
+      Retrace("--version", "MIMALLOC_VERBOSE=1 MIMALLOC_LARGE_OS_PAGES=0 MIMALLOC_EAGER_COMMIT_DELAY=2");
+  EXPECT_THAT(overridden.out, HasSubstr("option 'large_os_pages': 0"));
+  EXPECT_THAT(overridden.out, HasSubstr("option 'eager_commit_delay': 2"));
 }
 
 TEST_F(CliTest, VersionAndHelpExitZeroAndTheHelpShowsTheRules) {

@@ -16,7 +16,8 @@
 // the last second's calls, folded after it). `--before BINARY` adds `before-normal`,
 // another build of retrace at `normal` (to compare two builds in one run); `--no-full`
 // leaves out retrace-full; `--tools read,write` chooses the tools. The last column is
-// the median over the rounds of each round's calls/s over the TS server's.
+// the median over the rounds of each round's calls/s over the TS server's, and the
+// next one lists each round's.
 // usage: node mcp_bench.mjs <upstream dir> <retrace binary> [--calls N] [--warmup N] [--rounds R]
 //          [--before BINARY] [--no-full] [--tools LIST]
 import { execFileSync } from 'node:child_process';
@@ -101,17 +102,18 @@ for (let round = 0; round < rounds; round++) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 // Each round's calls/s over the TS server's in the same round: the machine's
 // speed drifts from minute to minute, the ratio within a round much less.
-const ratio = (key) => {
+const ratios = (key) => {
   const [tool, , x] = key.split(' ');
   const ts = results[`${tool} ts-sdk ${x}`];
-  return ts ? median(results[key].map((m, r) => m.perSec / ts[r].perSec)) : NaN;
+  return ts ? results[key].map((m, r) => m.perSec / ts[r].perSec) : [];
 };
 console.log(`${calls} calls per run after ${warmup} to warm up, ${rounds} rounds, median of rounds`);
-console.log('tool   server              in flight   p50 ms   p99 ms    calls/s   ratio to ts-sdk');
+console.log('tool   server              in flight   p50 ms   p99 ms    calls/s   ratio to ts-sdk   each round');
 for (const [key, ms] of Object.entries(results)) {
   const [tool, name, x] = key.split(' ');
+  const r = ratios(key);
   console.log(`${tool.padEnd(7)}${name.padEnd(20)}${x.slice(1).padStart(9)}${median(ms.map((m) => m.p50)).toFixed(3).padStart(9)}` +
     `${median(ms.map((m) => m.p99)).toFixed(3).padStart(9)}${median(ms.map((m) => m.perSec)).toFixed(0).padStart(11)}` +
-    `${ratio(key).toFixed(2).padStart(18)}`);
+    `${(r.length ? median(r) : NaN).toFixed(2).padStart(18)}   ${r.map((v) => v.toFixed(2)).join(' ')}`);
 }
 rmSync(dir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 // Compiled into every executable that links retrace_malloc with mimalloc
 // (CMakeLists.txt): mimalloc takes its memory from the OS in 2 MiB pages.
 //
-// Why: a recording keeps each append's prepared rows until the folder writes
+// Why: a recording keeps each append's storage lines until the folder writes
 // them (JournalOptions::max_fold_lag), so a busy `retrace mcp` grows its heap
 // to tens of MiB, touching each 4 KiB page for the first time, and mimalloc
 // hands freed pages back to the OS and faults them in again. Where the kernel

@@ -78,9 +78,9 @@ TEST_F(CliTest, OptionRulesAreUsageErrorsNamingTheOption) {
   EXPECT_EQ(Retrace("check --fuzz 0 " + FixturePath("c01-fs-read.jsonl")).code, 0);
 }
 
-// alloc/large_pages.cc: mimalloc's options as mimalloc itself reports them
-// at start-up (MIMALLOC_VERBOSE), so set before it read them; an operator's
-// environment still wins.
+// alloc/large_pages.cc: the options as mimalloc itself reports them at
+// start-up (MIMALLOC_VERBOSE), so they were set before it read them; an
+// operator's environment still wins.
 TEST_F(CliTest, TheExecutableAsksMimallocForLargePagesUnlessTheEnvironmentSaysOtherwise) {
   if (!RETRACE_WITH_MIMALLOC) GTEST_SKIP() << "built without mimalloc (RETRACE_MIMALLOC=OFF, as under sanitizers)";
   const Outcome chosen = Retrace("--version", "MIMALLOC_VERBOSE=1");

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <utility>
 
 #include <fcntl.h>
@@ -89,6 +92,20 @@ class Cursor {
 
 std::string JournalPrefix(const std::string& db_path) {
   return std::filesystem::path(db_path).filename().string() + "-appends-";
+}
+
+// Where a journal named `<prefix><pid>-<n>` sorts among the orphans: in the
+// order it was made, by (pid, n). A name of another shape sorts last.
+std::pair<uint64_t, uint64_t> JournalOrder(std::string_view pid_and_n) {
+  constexpr std::pair<uint64_t, uint64_t> kLast{UINT64_MAX, UINT64_MAX};
+  const char* const end = pid_and_n.data() + pid_and_n.size();
+  uint64_t pid = 0;
+  uint64_t n = 0;
+  const auto [dash, pid_error] = std::from_chars(pid_and_n.data(), end, pid);
+  if (pid_error != std::errc() || dash == end || *dash != '-') return kLast;
+  const auto [after, n_error] = std::from_chars(dash + 1, end, n);
+  if (n_error != std::errc() || after != end) return kLast;
+  return {pid, n};
 }
 
 std::filesystem::path JournalDir(const std::string& db_path) {
@@ -273,11 +290,13 @@ Result<JournalContents> ReadJournal(const std::string& path) {
 }
 
 Result<std::vector<OrphanJournal>> LockOrphanJournals(const std::string& db_path) {
-  std::vector<OrphanJournal> out;
+  // In the order they were made: a recorder that replaced its journal
+  // (JournalOptions::rotate_bytes) may leave two, whose frames follow on.
+  std::vector<std::pair<std::pair<uint64_t, uint64_t>, OrphanJournal>> found;
   const std::string prefix = JournalPrefix(db_path);
   std::error_code ec;
   std::filesystem::directory_iterator it(JournalDir(db_path), ec);
-  if (ec) return out;  // no directory to look in: no journals
+  if (ec) return std::vector<OrphanJournal>{};  // no directory to look in: no journals
   for (const std::filesystem::directory_entry& entry : it) {
     const std::string name = entry.path().filename().string();
     if (name.compare(0, prefix.size(), prefix) != 0) continue;
@@ -293,25 +312,14 @@ Result<std::vector<OrphanJournal>> LockOrphanJournals(const std::string& db_path
       ::close(fd);
       continue;
     }
-    out.push_back({path, fd});
+    found.push_back({JournalOrder(std::string_view(name).substr(prefix.size())), {path, fd}});
   }
-  // In the order they were made: a recorder that replaced its journal
-  // (JournalOptions::rotate_bytes) may leave two, whose frames follow on.
-  auto order = [&](const OrphanJournal& j) {
-    const std::string name = std::filesystem::path(j.path).filename().string().substr(prefix.size());
-    const size_t dash = name.find('-');
-    auto number = [](const std::string& digits) -> uint64_t {
-      return !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos && digits.size() < 20
-                 ? std::stoull(digits)
-                 : UINT64_MAX;
-    };
-    using Order = std::pair<uint64_t, uint64_t>;
-    return dash == std::string::npos ? Order(UINT64_MAX, UINT64_MAX)
-                                     : Order(number(name.substr(0, dash)), number(name.substr(dash + 1)));
-  };
-  std::sort(out.begin(), out.end(), [&](const OrphanJournal& a, const OrphanJournal& b) {
-    return std::pair(order(a), a.path) < std::pair(order(b), b.path);
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first, a.second.path) < std::tie(b.first, b.second.path);
   });
+  std::vector<OrphanJournal> out;
+  out.reserve(found.size());
+  for (auto& f : found) out.push_back(std::move(f.second));
   return out;
 }
 

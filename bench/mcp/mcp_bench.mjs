@@ -10,14 +10,14 @@
 // flight queue, and each one's tool/call rides with the commit of the result before it).
 // What is measured is the protocol, the pipeline and the recording. Sequential calls,
 // then 8 in flight; servers alternate round by round so drift on a noisy machine hits
-// them alike, each run after a `sync`. Each run warms up first (2,000 calls: the TS server's JIT takes about
-// that many to reach its speed) and then makes 10,000 calls, which span more than the
-// journal's 1 s fold lag, so retrace's folding is inside the measured window (but for
-// the last second's calls, folded after it). `--before BINARY` adds `before-normal`,
-// another build of retrace at `normal` (to compare two builds in one run); `--no-full`
-// leaves out retrace-full; `--tools read,write` chooses the tools. The last column is
-// the median over the rounds of each round's calls/s over the TS server's, and the
-// next one lists each round's.
+// them alike, each run after a `sync`. Each run warms up first (2,000 calls: the TS
+// server's JIT takes about that many to reach its speed) and then makes 10,000 calls,
+// which span more than the journal's 1 s fold lag, so retrace's folding is inside the
+// measured window (but for the last second's calls, folded after it). `--before
+// BINARY` adds `before-normal`, another build of retrace at `normal` (to compare two
+// builds in one run); `--no-full` leaves out retrace-full; `--tools read,write`
+// chooses the tools. The last column but one is the median over the rounds of each
+// round's calls/s over the TS server's; the last lists each round's.
 // usage: node mcp_bench.mjs <upstream dir> <retrace binary> [--calls N] [--warmup N] [--rounds R]
 //          [--before BINARY] [--no-full] [--tools LIST]
 import { execFileSync } from 'node:child_process';

@@ -135,7 +135,10 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
   // The frames for the client are written together: those made by the
   // handlers queued before the first (the answers a group commit releases)
   // go out in one write(2), so the client wakes and reads once for them.
+  // A frame made while no other call is in flight has nothing to wait for:
+  // it goes out at once, saving the trip through the queue.
   std::string unsent;
+  const Server* serving = nullptr;
   auto flush = [&] {
     if (!client_gone && !rpc::WriteAll(out_fd, unsent)) {
       client_gone = true;  // nobody reads the answers: finish as at end of input
@@ -146,10 +149,17 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
   Server server(io.get_executor(), live,
                 [&](const std::string& frame) {
                   if (client_gone) return;
-                  if (unsent.empty()) asio::post(io, flush);
+                  const bool first = unsent.empty();
                   unsent.append(frame).push_back('\n');
+                  if (!first) return;  // a flush is on its way
+                  if (serving && serving->in_flight() <= 1) {
+                    flush();
+                  } else {
+                    asio::post(io, flush);
+                  }
                 },
                 std::move(server_options));
+  serving = &server;
 
   bool shutting_down = false;
   Status closed;

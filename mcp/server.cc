@@ -169,7 +169,9 @@ void Server::StartCall(const Frame& f, std::shared_ptr<void> hold) {
   }
   call->hold = std::move(hold);
   calls_.emplace(key, call);
-  asio::co_spawn(executor_, RunCall(call), [this, call](const std::exception_ptr& thrown) {
+  // Begun here, not after a trip through the queue: a brief call is answered
+  // before the reader reads on.
+  runtime::SpawnNow(executor_, RunCall(call), [this, call](const std::exception_ptr& thrown) {
     if (thrown && !call->done) {  // RunCall reports failures as frames; this is only a backstop
       call->done = true;
       send_(ErrorFrame(call->id, kInternalError, "Internal error: " + runtime::DescribeException(thrown).message));

@@ -37,6 +37,7 @@ class InFlight {
     ++count_;
     return {nullptr, [this](void*) { Leave(); }};
   }
+  bool HasRoom() const { return count_ < limit_ || woken_; }
   // Returns once there is room, or when Wake() was called.
   asio::awaitable<void> Room() {
     while (count_ >= limit_ && !woken_) {
@@ -59,11 +60,60 @@ class InFlight {
   bool woken_ = false;
 };
 
+// The frames for the client, written so that it wakes as few times as it can.
+// Those made while a read's requests are handed over (a pipelining client's
+// answers, when its calls are brief) leave together once the last is handed
+// over. Otherwise a frame made while no other call is in flight has nothing
+// to wait for and leaves at once; and those made while others are (the
+// answers a group commit releases) leave together on the next turn of the
+// loop. Everything here runs on the server's one thread.
+class Outbox {
+ public:
+  Outbox(asio::io_context& io, int fd, std::function<void()> on_gone) : io_(io), fd_(fd), on_gone_(std::move(on_gone)) {}
+  void Attach(const Server& server) { server_ = &server; }
+
+  void Send(const std::string& frame) {
+    if (gone_) return;
+    const bool first = unsent_.empty();
+    unsent_.append(frame).push_back('\n');
+    if (!first || held_) return;  // a flush is on its way
+    if (server_ && server_->in_flight() <= 1) {
+      Flush();
+    } else {
+      asio::post(io_, [this] { Flush(); });
+    }
+  }
+  // Between the two, frames wait; Release writes them.
+  void Hold() { held_ = true; }
+  void Release() {
+    held_ = false;
+    Flush();
+  }
+
+ private:
+  void Flush() {
+    if (unsent_.empty() || held_) return;
+    if (!gone_ && !rpc::WriteAll(fd_, unsent_)) {
+      gone_ = true;  // nobody reads the answers: finish as at end of input
+      asio::post(io_, on_gone_);
+    }
+    unsent_.clear();
+  }
+
+  asio::io_context& io_;
+  int fd_;
+  std::function<void()> on_gone_;
+  const Server* server_ = nullptr;
+  std::string unsent_;
+  bool held_ = false;
+  bool gone_ = false;
+};
+
 // Reads `in` into lines and hands each to `on_line`, after waiting for room in
 // flight; `on_oversized` for a line over the limit. Returns at end of input,
 // on a read error, or once `stop` is set (which cancels the read).
 asio::awaitable<void> ReadFrames(asio::posix::stream_descriptor& in, size_t max_frame_bytes, InFlight& in_flight,
-                                 const bool& stop, const std::function<void(std::string&&)>& on_line,
+                                 Outbox& outbox, const bool& stop, const std::function<void(std::string&&)>& on_line,
                                  const std::function<void()>& on_oversized) {
   rpc::LineSplitter lines(max_frame_bytes);
   // The lines of one read, in order; nullopt stands for a line over the limit.
@@ -77,16 +127,22 @@ asio::awaitable<void> ReadFrames(asio::posix::stream_descriptor& in, size_t max_
     return true;
   };
   auto hand_over = [&]() -> asio::awaitable<void> {
+    outbox.Hold();
     for (std::optional<std::string>& line : ready) {
       if (!line) {
         on_oversized();
         continue;
       }
-      co_await in_flight.Room();
+      if (!in_flight.HasRoom()) {
+        outbox.Release();  // what is answered goes out while the reader waits
+        co_await in_flight.Room();
+        outbox.Hold();
+      }
       if (stop) break;  // after a shutdown began, lines are dropped
       on_line(std::move(*line));
     }
     ready.clear();
+    outbox.Release();
   };
   std::vector<char> buf(size_t{64} << 10);
   while (!stop) {
@@ -128,38 +184,13 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
   auto work = asio::make_work_guard(io);
   StdioOutcome outcome;
   bool stop = false;
-  bool client_gone = false;
   InFlight in_flight(io, options.max_in_flight);
 
   std::function<void(bool)> shut_down;
-  // The frames for the client are written together: those made by the
-  // handlers queued before the first (the answers a group commit releases)
-  // go out in one write(2), so the client wakes and reads once for them.
-  // A frame made while no other call is in flight has nothing to wait for:
-  // it goes out at once, saving the trip through the queue.
-  std::string unsent;
-  const Server* serving = nullptr;
-  auto flush = [&] {
-    if (!client_gone && !rpc::WriteAll(out_fd, unsent)) {
-      client_gone = true;  // nobody reads the answers: finish as at end of input
-      asio::post(io, [&] { shut_down(false); });
-    }
-    unsent.clear();
-  };
-  Server server(io.get_executor(), live,
-                [&](const std::string& frame) {
-                  if (client_gone) return;
-                  const bool first = unsent.empty();
-                  unsent.append(frame).push_back('\n');
-                  if (!first) return;  // a flush is on its way
-                  if (serving && serving->in_flight() <= 1) {
-                    flush();
-                  } else {
-                    asio::post(io, flush);
-                  }
-                },
+  Outbox outbox(io, out_fd, [&] { shut_down(false); });
+  Server server(io.get_executor(), live, [&](const std::string& frame) { outbox.Send(frame); },
                 std::move(server_options));
-  serving = &server;
+  outbox.Attach(server);
 
   bool shutting_down = false;
   Status closed;
@@ -216,7 +247,7 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
     server.HandleLine(text, in_flight.Enter());
   };
   const std::function<void()> on_oversized = [&] { server.RejectOversized(options.max_frame_bytes); };
-  asio::co_spawn(io, ReadFrames(input, options.max_frame_bytes, in_flight, stop, on_line, on_oversized),
+  asio::co_spawn(io, ReadFrames(input, options.max_frame_bytes, in_flight, outbox, stop, on_line, on_oversized),
                  [&](const std::exception_ptr&) { shut_down(false); });
 
   io.run();

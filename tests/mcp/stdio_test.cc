@@ -1,6 +1,6 @@
 // mcp::ServeStdio in process: the in-flight window that keeps a client's
 // requests queued in the pipe, not in memory (mcp/stdio.h), and the answers
-// a group commit releases, written together.
+// written together (Outbox in mcp/stdio.cc).
 #include "mcp/stdio.h"
 
 #include <fcntl.h>
@@ -93,16 +93,25 @@ TEST_F(StdioTest, AFullWindowLeavesTheNextRequestUnreadUntilACallIsAnswered) {
               ::testing::ElementsAre("0", "1", "2"));
 }
 
-TEST_F(StdioTest, TheAnswersToCallsCommittedTogetherGoOutInOneWrite) {
-  // Eight reads arrive in one read of the input, so they run together, share
-  // one group commit, and are answered together: the client wakes once.
+TEST_F(StdioTest, TheAnswersToTheRequestsOfOneReadGoOutInOneWrite) {
+  // The handshake and eight reads arrive in one read of the input; the reads
+  // are brief, so each is answered as it is handed over, and the answers
+  // wait for the last: the client wakes once.
   std::string input = kInit;
   for (int id = 1; id <= 8; ++id) {
     input += R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
              R"(,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"a.txt"}}})" + "\n";
   }
-  EXPECT_THAT(Writes(input, {}), ::testing::ElementsAre(::testing::ElementsAre("0"),
-                                                        ::testing::ElementsAre("1", "2", "3", "4", "5", "6", "7", "8")));
+  EXPECT_THAT(Writes(input, {}),
+              ::testing::ElementsAre(::testing::ElementsAre("0", "1", "2", "3", "4", "5", "6", "7", "8")));
+}
+
+TEST_F(StdioTest, AnswersMadeWhileTheReaderWaitsForRoomAreNotHeldBack) {
+  // A window of one: the slow call fills it, so the reader waits with the
+  // ping unread; the call's answer goes out before the ping is read.
+  EXPECT_THAT(Writes(std::string(kInit) + kSlowCallThenPing, {.max_in_flight = 1}),
+              ::testing::ElementsAre(::testing::ElementsAre("0"), ::testing::ElementsAre("1"),
+                                     ::testing::ElementsAre("2")));
 }
 
 }  // namespace

@@ -25,10 +25,6 @@ struct Command {
 
 std::span<const Command> Commands();
 
-// The help of an `-o FILE` option (what format::AtomicFile does with it).
-inline constexpr char kOutputFileHelp[] =
-    "Write to FILE instead of stdout (atomically; a device or pipe such as /dev/null is written in place)";
-
 // The closest command name within edit distance 2, or "".
 std::string SuggestCommand(std::string_view typo);
 

@@ -38,7 +38,7 @@ Command ExportCommand() {
           [](Options sub, Context& ctx) -> Handler {
             auto a = std::make_shared<Args>();
             sub.Add("session", a->session, "Session id").Required();
-            sub.Add("-o,--output", a->output, kOutputFileHelp);
+            sub.AddOutput(a->output);
             sub.Flag("--zstd", a->zstd, "Write checksummed zstd frames, as dsh's zstd backend does");
             sub.Add("--dsh-root", a->dsh_root,
                     "Write into a dsh root: DIR/<projectKey(cwd)>/<encodeSegment(id)>/session.jsonl[.zstd]; "

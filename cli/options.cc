@@ -84,6 +84,15 @@ Option Option::Excludes(Option other) {
 Option Options::Add(std::string_view name, std::string& into, std::string_view help) {
   return AddValue(app_, name, into, help);
 }
+Option Options::AddOutput(std::string& into) {
+  CLI::Option* option =
+      app_->add_option("-o,--output", into,
+                       "Write to FILE instead of stdout (atomically; a device or pipe such as /dev/null is written in "
+                       "place; - is stdout)");
+  option->transform([](const std::string& file) { return file == "-" ? std::string() : file; });
+  option->type_name("FILE");
+  return Option(option);
+}
 Option Options::Add(std::string_view name, std::vector<std::string>& into, std::string_view help) {
   return AddValue(app_, name, into, help);
 }

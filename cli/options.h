@@ -62,6 +62,9 @@ class Options {
   Option Add(std::string_view name, uint64_t& into, std::string_view help);
   Option Add(std::string_view name, double& into, std::string_view help);
   Option Flag(std::string_view name, bool& into, std::string_view help);
+  // `-o,--output FILE`, written atomically (format::AtomicFile); `-` (and
+  // no option) leave `into` empty: standard output.
+  Option AddOutput(std::string& into);
   // Text shown after the option list in --help.
   void Footer(std::string_view text);
 

@@ -74,7 +74,7 @@ Command ReplayCommand() {
                 .Required();
             sub.Add("--format", a->format, "cards (default), transcript, text or html")
                 .OneOf({"cards", "transcript", "text", "html"});
-            sub.Add("-o,--output", a->output, kOutputFileHelp);
+            sub.AddOutput(a->output);
             sub.Add("--threads", a->threads,
                     "Cards from a log file (up to 64 MiB) or a stored session (up to 256k events): cut it\n"
                     "where turns start into up to N pieces of at least 1 MiB or 4096 events, replayed side\n"

@@ -48,7 +48,7 @@ Command SdkCommand() {
                     "A JSON array of {name, description, parameters, output} to declare instead of the "
                     "built-in tools (the input of dsh's renderToolsSdk)")
                 .ExistingFile();
-            sub.Add("-o,--output", a->output, kOutputFileHelp);
+            sub.AddOutput(a->output);
             sub.Footer(
                 "The text is the `tools:sdk` section of a Code Mode prompt, byte for byte as dsh writes it:\n"
                 "usage instructions, then `declare const tools` (TypeScript) or a `Tools` protocol with a\n"

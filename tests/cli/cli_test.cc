@@ -501,6 +501,14 @@ TEST_F(CliTest, SdkWithoutAFileDeclaresTheBuiltinTools) {
   EXPECT_THAT(py.out, HasSubstr("\ntools: Tools\n```"));
 }
 
+TEST_F(CliTest, ADashAsTheOutputFileIsStandardOutput) {
+  // Run from the temporary directory: a file named "-" would appear there.
+  Outcome dash = Retrace("sdk -o -", "cd " + dir_.path() + " &&");
+  EXPECT_EQ(dash.code, 0);
+  EXPECT_EQ(dash.out, Retrace("sdk").out);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "-"));
+}
+
 TEST_F(CliTest, SdkRefusesWhatIsNotASchemaSetNamingTheFileAndEntry) {
   const std::string bad = dir_ / "bad.json";
   retrace::testing::WriteFile(bad, R"([{"name":"ok","parameters":{}}, {"description":"no name"}])");

@@ -1,5 +1,6 @@
 #include "rpc/line_io.h"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -44,6 +45,14 @@ bool WriteAll(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
     const ssize_t n = ::write(fd, bytes.data(), bytes.size());
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      // A non-blocking descriptor (one socket for the input and the output:
+      // reading it without blocking made it so) whose reader is behind: the
+      // frame waits for room rather than being cut.
+      pollfd p{.fd = fd, .events = POLLOUT, .revents = 0};
+      if (::poll(&p, 1, -1) < 0 && errno != EINTR) return false;
+      continue;
+    }
     if (n <= 0) return false;
     bytes.remove_prefix(static_cast<size_t>(n));
   }

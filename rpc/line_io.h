@@ -35,8 +35,9 @@ class LineSplitter {
   bool dropping_ = false;  // inside a line over the limit
 };
 
-// Writes all of `bytes` to `fd` (retrying short writes and EINTR); false
-// when the peer is gone (EPIPE: the caller ignores SIGPIPE) or writing failed.
+// Writes all of `bytes` to `fd` (retrying short writes and EINTR, and
+// waiting for room when a non-blocking `fd` is full); false when the peer is
+// gone (EPIPE: the caller ignores SIGPIPE) or writing failed.
 bool WriteAll(int fd, std::string_view bytes);
 
 }  // namespace retrace::rpc

@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -38,10 +40,10 @@ class StdioTest : public ::testing::Test {
   // Serves `input` (a regular file) with `options`; returns the ids of the
   // answers, one list per write(2) the server made, in order. (The answers
   // go to a SOCK_SEQPACKET socket, which keeps each write a record of its own.)
-  std::vector<std::vector<std::string>> Writes(const std::string& input, StdioOptions options) {
+  // Serves session s1 of a fresh database over `in` and `out`.
+  void Serve(int in, int out, StdioOptions options) {
     std::filesystem::create_directories(dir_ / "ws");
     retrace::testing::WriteFile(dir_ / "ws" / "a.txt", "hello\n");
-    retrace::testing::WriteFile(dir_ / "in.jsonl", input);
     service::Catalog catalog({.db_path = dir_ / "t.db"});
     std::atomic<int> ids{0};
     Result<std::unique_ptr<service::LiveSession>> live = service::LiveSession::Open(
@@ -49,16 +51,19 @@ class StdioTest : public ::testing::Test {
                   .workspace = dir_ / "ws",
                   .now_ms = [] { return int64_t{1}; },
                   .new_id = [&ids] { return "id-" + std::to_string(++ids); }});
-    EXPECT_TRUE(live.ok()) << live.status().message();
-    if (!live.ok()) return {};
+    ASSERT_TRUE(live.ok()) << live.status().message();
+    options.handle_signals = false;
+    Result<StdioOutcome> served = ServeStdio(**live, in, out, {.version = "test"}, options);
+    EXPECT_TRUE(served.ok()) << served.status().message();
+  }
+  std::vector<std::vector<std::string>> Writes(const std::string& input, StdioOptions options) {
+    retrace::testing::WriteFile(dir_ / "in.jsonl", input);
     int out[2];
     EXPECT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, out), 0);
     const int in = ::open((dir_ / "in.jsonl").c_str(), O_RDONLY | O_CLOEXEC);
-    options.handle_signals = false;
-    Result<StdioOutcome> served = ServeStdio(**live, in, out[0], {.version = "test"}, options);
+    Serve(in, out[0], options);
     ::close(in);
     ::close(out[0]);
-    EXPECT_TRUE(served.ok()) << served.status().message();
     std::vector<std::vector<std::string>> writes;
     std::vector<char> record(size_t{1} << 20);
     ssize_t n = 0;
@@ -112,6 +117,38 @@ TEST_F(StdioTest, AnswersMadeWhileTheReaderWaitsForRoomAreNotHeldBack) {
   EXPECT_THAT(Writes(std::string(kInit) + kSlowCallThenPing, {.max_in_flight = 1}),
               ::testing::ElementsAre(::testing::ElementsAre("0"), ::testing::ElementsAre("1"),
                                      ::testing::ElementsAre("2")));
+}
+
+TEST_F(StdioTest, AnAnswerLargerThanANonBlockingOutputsRoomIsWrittenWhole) {
+  // One socket for both directions, as some clients give their server: the
+  // input made non-blocking makes the output so too. Its send buffer is small
+  // and the client reads late, so writing the tool list meets EAGAIN.
+  int pair[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
+  const int small = 4096;
+  ASSERT_EQ(::setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small), 0);
+  const std::string input = std::string(kInit) + R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})" + "\n";
+  ASSERT_EQ(::write(pair[1], input.data(), input.size()), static_cast<ssize_t>(input.size()));
+  ::shutdown(pair[1], SHUT_WR);  // the server reads to the end, then finishes
+  std::string received;
+  std::thread client([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    char buf[4096];
+    ssize_t n = 0;
+    while ((n = ::read(pair[1], buf, sizeof buf)) > 0) received.append(buf, static_cast<size_t>(n));
+  });
+  Serve(pair[0], pair[0], {});
+  ::shutdown(pair[0], SHUT_WR);  // the client's read ends
+  client.join();
+  ::close(pair[0]);
+  ::close(pair[1]);
+  const std::vector<std::string> lines = retrace::testing::Lines(received);
+  ASSERT_GE(lines.size(), 2u) << received.size() << " bytes";
+  Result<json::Value> list = json::Parse(lines[1]);
+  ASSERT_TRUE(list.ok()) << list.status().message();
+  const json::Value* tools = list->Find("result") ? list->Find("result")->Find("tools") : nullptr;
+  ASSERT_NE(tools, nullptr) << lines[1].substr(0, 200);
+  EXPECT_GT(lines[1].size(), size_t{small} * 2);
 }
 
 }  // namespace

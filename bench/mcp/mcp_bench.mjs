@@ -17,7 +17,8 @@
 // BINARY` adds `before-normal`, another build of retrace at `normal` (to compare two
 // builds in one run); `--no-full` leaves out retrace-full; `--tools read,write`
 // chooses the tools. The last column but one is the median over the rounds of each
-// round's calls/s over the TS server's; the last lists each round's.
+// round's calls/s over the TS server's; the last lists each round's. A second table
+// gives p50 and p99 the same way (each round's over the TS server's).
 // usage: node mcp_bench.mjs <upstream dir> <retrace binary> [--calls N] [--warmup N] [--rounds R]
 //          [--before BINARY] [--no-full] [--tools LIST]
 import { execFileSync } from 'node:child_process';
@@ -102,10 +103,10 @@ for (let round = 0; round < rounds; round++) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 // Each round's calls/s over the TS server's in the same round: the machine's
 // speed drifts from minute to minute, the ratio within a round much less.
-const ratios = (key) => {
+const ratios = (key, of = (m) => m.perSec) => {
   const [tool, , x] = key.split(' ');
   const ts = results[`${tool} ts-sdk ${x}`];
-  return ts ? results[key].map((m, r) => m.perSec / ts[r].perSec) : [];
+  return ts ? results[key].map((m, r) => of(m) / of(ts[r])) : [];
 };
 console.log(`${calls} calls per run after ${warmup} to warm up, ${rounds} rounds, median of rounds`);
 console.log('tool   server              in flight   p50 ms   p99 ms    calls/s   ratio to ts-sdk   each round');
@@ -115,5 +116,16 @@ for (const [key, ms] of Object.entries(results)) {
   console.log(`${tool.padEnd(7)}${name.padEnd(20)}${x.slice(1).padStart(9)}${median(ms.map((m) => m.p50)).toFixed(3).padStart(9)}` +
     `${median(ms.map((m) => m.p99)).toFixed(3).padStart(9)}${median(ms.map((m) => m.perSec)).toFixed(0).padStart(11)}` +
     `${(r.length ? median(r) : NaN).toFixed(2).padStart(18)}   ${r.map((v) => v.toFixed(2)).join(' ')}`);
+}
+// The latencies the same way: below 1 is faster than the TS server.
+console.log('\nlatency over the TS server\'s in the same round (below 1: faster), median and each round');
+console.log('tool   server              in flight   p50 ratio   each round                    p99 ratio   each round');
+for (const key of Object.keys(results).filter((k) => !k.includes(' ts-sdk '))) {
+  const [tool, name, x] = key.split(' ');
+  const cells = ['p50', 'p99'].map((q) => {
+    const r = ratios(key, (m) => m[q]);
+    return `${(r.length ? median(r) : NaN).toFixed(2).padStart(12)}   ${r.map((v) => v.toFixed(2)).join(' ').padEnd(28)}`;
+  });
+  console.log(`${tool.padEnd(7)}${name.padEnd(20)}${x.slice(1).padStart(9)}${cells.join('')}`.trimEnd());
 }
 rmSync(dir, { recursive: true, force: true });

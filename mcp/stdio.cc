@@ -40,7 +40,7 @@ class InFlight {
   bool HasRoom() const { return count_ < limit_ || woken_; }
   // Returns once there is room, or when Wake() was called.
   asio::awaitable<void> Room() {
-    while (count_ >= limit_ && !woken_) {
+    while (!HasRoom()) {
       boost::system::error_code ec;
       co_await room_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     }
@@ -63,10 +63,10 @@ class InFlight {
 // The frames for the client, written so that it wakes as few times as it can.
 // Those made while a read's requests are handed over (a pipelining client's
 // answers, when its calls are brief) leave together once the last is handed
-// over. Otherwise a frame made while no other call is in flight has nothing
-// to wait for and leaves at once; and those made while others are (the
-// answers a group commit releases) leave together on the next turn of the
-// loop. Everything here runs on the server's one thread.
+// over. Otherwise a frame made while at most one call is in flight (most often
+// that call's answer) has nothing to wait for and leaves at once; and those
+// made while more are (the answers a group commit releases) leave together on
+// the next turn of the loop. Everything here runs on the server's one thread.
 class Outbox {
  public:
   Outbox(asio::io_context& io, int fd, std::function<void()> on_gone) : io_(io), fd_(fd), on_gone_(std::move(on_gone)) {}

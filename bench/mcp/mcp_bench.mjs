@@ -101,8 +101,9 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-// Each round's calls/s over the TS server's in the same round: the machine's
-// speed drifts from minute to minute, the ratio within a round much less.
+// Each round's figure (calls/s, or what `of` picks) over the TS server's in the
+// same round: the machine's speed drifts from minute to minute, the ratio
+// within a round much less.
 const ratios = (key, of = (m) => m.perSec) => {
   const [tool, , x] = key.split(' ');
   const ts = results[`${tool} ts-sdk ${x}`];

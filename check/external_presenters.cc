@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/base/spawn.h"
 #include "engine/base/unique_fd.h"
 #include "engine/json/parser.h"
 #include "engine/json/writer.h"
@@ -60,25 +61,17 @@ void SetNonBlocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK
 class Child {
  public:
   static Result<std::unique_ptr<Child>> Spawn(const std::string& command) {
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-      return Status::IoError(std::string("socketpair: ") + std::strerror(errno));
-    }
-    base::UniqueFd ours(sv[0]), theirs(sv[1]);
-    int ep[2];
-    if (pipe2(ep, O_CLOEXEC) != 0) return Status::IoError(std::string("pipe2: ") + std::strerror(errno));
-    base::UniqueFd err_read(ep[0]), err_write(ep[1]);
-    const pid_t pid = fork();
-    if (pid < 0) return Status::IoError(std::string("fork: ") + std::strerror(errno));
-    if (pid == 0) {  // only async-signal-safe calls from here
-      setsid();
-      if (dup2(theirs.get(), 0) < 0 || dup2(theirs.get(), 1) < 0 || dup2(err_write.get(), 2) < 0) _exit(127);
-      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    SetNonBlocking(ours.get());
-    SetNonBlocking(err_read.get());
-    return std::unique_ptr<Child>(new Child(pid, std::move(ours), std::move(err_read)));
+    ASSIGN_OR_RETURN(base::FdPair io, base::MakeSocketPair());
+    ASSIGN_OR_RETURN(base::FdPair err, base::MakePipe());
+    base::SpawnOptions spawn;
+    spawn.argv = {"/bin/sh", "-c", command};
+    ASSIGN_OR_RETURN(spawn.fds[0], base::Duplicate(io.second));
+    spawn.fds.emplace(1, std::move(io.second));
+    spawn.fds.emplace(2, std::move(err.second));
+    ASSIGN_OR_RETURN(base::SpawnedChild child, base::Spawn(std::move(spawn)));
+    SetNonBlocking(io.first.get());
+    SetNonBlocking(err.first.get());
+    return std::unique_ptr<Child>(new Child(child.pid, std::move(io.first), std::move(err.first)));
   }
 
   ~Child() {

@@ -3,11 +3,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,14 +19,13 @@
 #include <set>
 #include <sstream>
 
+#include "engine/base/spawn.h"
 #include "engine/base/unique_fd.h"
 #include "engine/json/js_text.h"
 #include "engine/json/lossless.h"
 #include "engine/json/parser.h"
 #include "engine/json/writer.h"
 #include "tools/code_mode/bootstraps.h"
-
-extern char** environ;  // NOLINT: POSIX declares it nowhere else
 
 namespace retrace::tools {
 namespace {
@@ -204,58 +201,38 @@ struct Child {
 
 namespace {
 
-// fork + exec with the socket as fd 3 (and bwrap's info pipe as fd 4) and no
-// other descriptor of the host's, its own process group, an empty environment
-// and the memory rlimit for Python.
+// The child: the socket as fd 3 (and bwrap's info pipe as fd 4) and no other
+// descriptor of the host's, its own process group, an empty environment and
+// the memory rlimit for Python.
 Result<Child> Spawn(const CodeRuntimeOptions& o) {
-  int sv[2], out[2], err[2], info[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || pipe2(out, O_CLOEXEC) != 0 ||
-      pipe2(err, O_CLOEXEC) != 0 || pipe2(info, O_CLOEXEC) != 0) {
-    return Status::IoError(std::string("code runtime: cannot create its pipes: ") + std::strerror(errno));
+  auto context = [](const Status& s) { return s.WithContext("code runtime"); };
+  auto channel = base::MakeSocketPair();
+  if (!channel.ok()) return context(channel.status());
+  auto out = base::MakePipe(), err = base::MakePipe(), info = base::MakePipe();
+  for (const auto* pipe : {&out, &err, &info}) {
+    if (!pipe->ok()) return context(pipe->status());
   }
-  const std::vector<std::string> args = CommandLine(o, 4);
-  std::vector<char*> argv;
-  argv.reserve(args.size() + 1);
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  char* envp[] = {nullptr};
-  const std::string cwd = o.sandbox == CodeSandbox::kBwrap ? "/" : o.workspace;
-  const rlim_t as = static_cast<rlim_t>(o.memory_mb) << 20;
-  const bool python = o.language == schema::SdkLanguage::kPython;
-  const int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    // Async-signal-safe calls only from here to exec.
-    setpgid(0, 0);
-    dup2(devnull, 0);
-    dup2(out[1], 1);
-    dup2(err[1], 2);
-    dup2(sv[1], 3);
-    dup2(info[1], 4);
-    // Nothing else of the host's reaches the program (a database, a client's socket).
-    close_range(5, ~0U, 0);
-    if (python) {
-      const rlimit limit{as, as};
-      setrlimit(RLIMIT_AS, &limit);
-    }
-    if (chdir(cwd.c_str()) != 0) _exit(126);
-    execvpe(argv[0], argv.data(), envp);
-    _exit(127);
+  base::SpawnOptions spawn;
+  spawn.argv = CommandLine(o, 4);
+  spawn.env = std::vector<std::string>{};
+  spawn.cwd = o.sandbox == CodeSandbox::kBwrap ? "/" : o.workspace;
+  spawn.group = base::SpawnOptions::Group::kNewGroup;
+  spawn.fds.emplace(1, std::move(out->second));
+  spawn.fds.emplace(2, std::move(err->second));
+  spawn.fds.emplace(3, std::move(channel->second));
+  spawn.fds.emplace(4, std::move(info->second));
+  if (o.language == schema::SdkLanguage::kPython) {
+    spawn.limits.emplace_back(RLIMIT_AS, static_cast<rlim_t>(o.memory_mb) << 20);
   }
-  close(devnull);
-  for (int fd : {sv[1], out[1], err[1], info[1]}) close(fd);
-  if (pid < 0) {
-    for (int fd : {sv[0], out[0], err[0], info[0]}) close(fd);
-    return Status::IoError(std::string("code runtime: cannot fork: ") + std::strerror(errno));
-  }
-  setpgid(pid, pid);  // also here, so that the group exists before the first kill
+  auto spawned = base::Spawn(std::move(spawn));
+  if (!spawned.ok()) return context(spawned.status());
   Child c;
-  c.pid = pid;
-  c.channel.reset(sv[0]);
-  c.out.reset(out[0]);
-  c.err.reset(err[0]);
-  c.info.reset(info[0]);
-  c.pidfd.reset(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
+  c.pid = spawned->pid;
+  c.pidfd = std::move(spawned->pidfd);
+  c.channel = std::move(channel->first);
+  c.out = std::move(out->first);
+  c.err = std::move(err->first);
+  c.info = std::move(info->first);
   for (int fd : {c.channel.get(), c.out.get(), c.err.get(), c.info.get()}) fcntl(fd, F_SETFL, O_NONBLOCK);
   return c;
 }
@@ -571,30 +548,19 @@ class Run {
 
 // The first line a command prints (`--version`, say), or the reason it could not run.
 Result<std::string> VersionOf(const std::vector<std::string>& args) {
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return Status::IoError("cannot create a pipe");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 2);
-  std::vector<char*> argv;
-  argv.reserve(args.size() + 1);
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(out[1]);
-  if (rc != 0) {
-    close(out[0]);
-    return Status::NotFound("cannot run " + args[0] + ": " + std::strerror(rc));
-  }
+  ASSIGN_OR_RETURN(base::FdPair out, base::MakePipe());
+  base::SpawnOptions spawn;
+  spawn.argv = args;
+  spawn.group = base::SpawnOptions::Group::kNewGroup;
+  ASSIGN_OR_RETURN(spawn.fds[2], base::Duplicate(out.second));
+  spawn.fds.emplace(1, std::move(out.second));
+  auto spawned = base::Spawn(std::move(spawn));
+  if (!spawned.ok()) return Status::NotFound("cannot run " + args[0] + ": " + spawned.status().message());
   std::string text;
   char buf[4096];
-  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-  close(out[0]);
+  for (ssize_t n; (n = read(out.first.get(), buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
   int status = 0;
-  waitpid(pid, &status, 0);
+  waitpid(spawned->pid, &status, 0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     return Status::FailedPrecondition(args[0] + " does not run: " + text.substr(0, text.find('\n')));
   }
@@ -632,8 +598,11 @@ Result<std::unique_ptr<CodeRuntime>> CodeRuntime::Create(CodeRuntimeOptions o) {
                                                    : std::vector<std::string>{o.interpreter, "-p", "process.execPath"}));
   const auto [major, minor] = MajorMinor(version);
   if (python ? std::pair(major, minor) < std::pair(3, 9) : std::pair(major, minor) < std::pair(22, 13)) {
-    return Status::FailedPrecondition(o.interpreter + " is " + version + "; Code Mode needs " +
-                                      (python ? "Python 3.9 or later" : "Node 22.13 or later (its TypeScript type stripping)"));
+    return Status::FailedPrecondition(
+        o.interpreter + " is " + version + "; Code Mode needs " +
+        (python ? "Python 3.9 or later: name one with --code-runtime-bin"
+                : "Node 22.13 or later (its TypeScript type stripping): name one with --code-runtime-bin, or run "
+                  "Python programs instead with --code-runtime python"));
   }
   if (o.sandbox == CodeSandbox::kBwrap) {
     auto bwrap = VersionOf({o.bwrap, "--version"});

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <regex>
 
+#include "engine/base/spawn.h"
 #include "engine/base/unique_fd.h"
 #include "tools/file_ops.h"
 
@@ -46,33 +47,7 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& base,
   return out;
 }
 
-std::vector<char*> CStrings(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  out.reserve(strings.size() + 1);
-  for (std::string& s : strings) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
-
-std::string ErrnoName(int err) {
-  const char* name = strerrorname_np(err);
-  return name != nullptr ? name : "E" + std::to_string(err);
-}
-
-int PidfdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
-
-Status MakePipe(base::UniqueFd& read_end, base::UniqueFd& write_end) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return Status::IoError("cannot make a pipe for the child: " + ErrnoName(errno));
-  read_end.reset(fds[0]);
-  write_end.reset(fds[1]);
-  return Status::Ok();
-}
-
-void CloseFd(int& fd) {
-  if (fd >= 0) close(fd);
-  fd = -1;
-}
+using base::ErrnoName;
 
 }  // namespace
 
@@ -96,7 +71,7 @@ OutputCollector::~OutputCollector() { Seal(); }
 void OutputCollector::Push(std::string_view chunk) {
   total_ += chunk.size();
   const bool overflows = tail_.size() + chunk.size() > max_bytes_;
-  if (!spill_disabled_ && (overflows || spill_fd_ >= 0)) Spill(chunk);
+  if (!spill_disabled_ && (overflows || spill_fd_)) Spill(chunk);
   tail_.append(chunk);
   if (tail_.size() > max_bytes_) {
     tail_.erase(0, tail_.size() - max_bytes_);
@@ -106,33 +81,31 @@ void OutputCollector::Push(std::string_view chunk) {
 
 void OutputCollector::Spill(std::string_view chunk) {
   if (max_spill_bytes_ && total_ > *max_spill_bytes_) return DiscardSpill();
-  if (spill_fd_ < 0) {
+  if (!spill_fd_) {
     static std::atomic<uint64_t> counter{0};
     std::string path = spill_dir_ + "/retrace-" + std::to_string(getpid()) + "-" + std::to_string(++counter) + "-" +
                        RandomHex(6) + "-" + label_ + ".log";
     mkdir(spill_dir_.c_str(), 0700);  // created on first use, private; EEXIST is fine
-    spill_fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (spill_fd_ < 0) {
+    spill_fd_.reset(open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+    if (!spill_fd_) {
       spill_disabled_ = true;  // no spill directory: keep the tail only
       return;
     }
     spill_path_ = path;
-    if (!WriteAll(spill_fd_, tail_)) return DiscardSpill();
+    if (!WriteAll(spill_fd_.get(), tail_)) return DiscardSpill();
   }
-  if (!WriteAll(spill_fd_, chunk)) DiscardSpill();
+  if (!WriteAll(spill_fd_.get(), chunk)) DiscardSpill();
 }
 
 void OutputCollector::DiscardSpill() {
-  CloseFd(spill_fd_);
+  spill_fd_.reset();
   if (spill_path_) unlink(spill_path_->c_str());
   spill_path_.reset();
   spill_disabled_ = true;
 }
 
 void OutputCollector::Seal() {
-  if (spill_fd_ < 0) return;
-  if (close(spill_fd_) != 0) spill_path_.reset();  // the file may lack its tail: stop advertising it
-  spill_fd_ = -1;
+  if (!spill_fd_.Close()) spill_path_.reset();  // the file may lack its tail: stop advertising it
 }
 
 StreamRead OutputCollector::ReadFrom(uint64_t from) const {
@@ -161,63 +134,29 @@ Result<std::shared_ptr<Subprocess>> Subprocess::Spawn(SpawnSpec spec, DoneFn on_
   }
   std::shared_ptr<Subprocess> proc(new Subprocess(std::move(spec), std::move(on_done)));
   const SpawnSpec& s = proc->spec_;
-  // Everything the child needs is built before fork: after it, only
-  // async-signal-safe calls.
-  std::vector<std::string> argv_strings = s.argv, env_strings = ChildEnvironment(s.base_env, s.env);
-  std::vector<char*> argv = CStrings(argv_strings), envp = CStrings(env_strings);
-  // Owned until handed on: any early return closes what was opened so far.
-  base::UniqueFd out_r, out_w, err_r, err_w, status_r, status_w;
-  RETURN_IF_ERROR(MakePipe(out_r, out_w));
-  RETURN_IF_ERROR(MakePipe(err_r, err_w));
-  RETURN_IF_ERROR(MakePipe(status_r, status_w));
-  base::UniqueFd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (!devnull) return Status::IoError("cannot open /dev/null for the child's stdin: " + ErrnoName(errno));
-  const pid_t pid = fork();
-  if (pid == 0) {
-    setsid();  // its own session and process group: signals reach the whole tree
-    dup2(devnull.get(), 0);
-    dup2(out_w.get(), 1);
-    dup2(err_w.get(), 2);
-    signal(SIGPIPE, SIG_DFL);
-    int failure = 0;
-    if (!s.cwd.empty() && chdir(s.cwd.c_str()) != 0) {
-      failure = errno;
-    } else {
-      execvpe(argv[0], argv.data(), envp.data());
-      failure = errno;
-    }
-    ssize_t ignored = write(status_w.get(), &failure, sizeof failure);
-    (void)ignored;
-    _exit(127);
-  }
-  const int fork_errno = errno;
-  out_w.reset();
-  err_w.reset();
-  status_w.reset();
-  devnull.reset();
-  if (pid < 0) return Status::IoError("fork: " + ErrnoName(fork_errno));
-  int failure = 0;
-  ssize_t n;
-  do {
-    n = read(status_r.get(), &failure, sizeof failure);
-  } while (n < 0 && errno == EINTR);
-  status_r.reset();
-  if (n == sizeof failure) {  // exec (or chdir) failed: Node's spawn 'error'
-    waitpid(pid, nullptr, 0);
-    return Status::FailedPrecondition("spawn " + s.argv[0] + " " + ErrnoName(failure));
-  }
-  proc->pid_ = pid;
-  proc->wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  const int pid_fd = PidfdOpen(pid);
+  proc->wake_fd_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!proc->wake_fd_) return Status::IoError("cannot make an eventfd for a child process: " + ErrnoName(errno));
+  ASSIGN_OR_RETURN(base::FdPair out, base::MakePipe());
+  ASSIGN_OR_RETURN(base::FdPair err, base::MakePipe());
+  base::SpawnOptions options;
+  options.argv = s.argv;
+  options.env = ChildEnvironment(s.base_env, s.env);
+  options.cwd = s.cwd;
+  options.fds.emplace(1, std::move(out.second));
+  options.fds.emplace(2, std::move(err.second));
+  ASSIGN_OR_RETURN(base::SpawnedChild child, base::Spawn(std::move(options)));
+  proc->pid_ = child.pid;
   // The reader keeps the process alive until it has settled and escalated.
-  proc->reader_ = std::thread([proc, o = out_r.release(), e = err_r.release(), pid_fd] { proc->ReaderLoop(o, e, pid_fd); });
+  proc->reader_ = std::thread([proc, o = std::move(out.first), e = std::move(err.first),
+                               p = std::move(child.pidfd)]() mutable {
+    proc->ReaderLoop(std::move(o), std::move(e), std::move(p));
+  });
   return proc;
 }
 
 Subprocess::~Subprocess() {
   // The reader thread holds the last reference, so this runs on it, at its end.
   if (reader_.joinable()) reader_.detach();
-  CloseFd(wake_fd_);
 }
 
 bool Subprocess::GroupAlive() const { return pid_ > 0 && (kill(-pid_, 0) == 0 || errno == EPERM); }
@@ -227,10 +166,10 @@ void Subprocess::Terminate() {
   if (kill_at_ || !GroupAlive()) return;
   kill(-pid_, SIGTERM);
   kill_at_ = Clock::now() + spec_.grace;
-  eventfd_write(wake_fd_, 1);
+  eventfd_write(wake_fd_.get(), 1);
 }
 
-void Subprocess::ReaderLoop(int out_fd, int err_fd, int pid_fd) {
+void Subprocess::ReaderLoop(base::UniqueFd out_fd, base::UniqueFd err_fd, base::UniqueFd pid_fd) {
   std::optional<Clock::time_point> drain_deadline;  // set at exit
   int status = 0;
   char buf[65536];
@@ -238,7 +177,7 @@ void Subprocess::ReaderLoop(int out_fd, int err_fd, int pid_fd) {
     if (drain_deadline) return;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       drain_deadline = Clock::now() + spec_.grace;
-      CloseFd(pid_fd);
+      pid_fd.reset();
     }
   };
   auto escalate_if_due = [&] {
@@ -248,13 +187,13 @@ void Subprocess::ReaderLoop(int out_fd, int err_fd, int pid_fd) {
       kill_at_.reset();
     }
   };
-  while (out_fd >= 0 || err_fd >= 0 || !drain_deadline) {
+  while (out_fd || err_fd || !drain_deadline) {
     if (drain_deadline && Clock::now() >= *drain_deadline) break;  // a grandchild holds a pipe open
     std::vector<pollfd> fds;
-    for (int fd : {out_fd, err_fd, pid_fd, wake_fd_}) {
+    for (int fd : {out_fd.get(), err_fd.get(), pid_fd.get(), wake_fd_.get()}) {
       if (fd >= 0) fds.push_back({fd, POLLIN, 0});
     }
-    int timeout_ms = pid_fd < 0 && !drain_deadline ? 15 : -1;  // no pidfd: poll the child
+    int timeout_ms = !pid_fd && !drain_deadline ? 15 : -1;  // no pidfd: poll the child
     auto clip = [&](Clock::time_point t) {
       int ms = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(t - Clock::now()).count());
       timeout_ms = timeout_ms < 0 ? std::max(ms, 0) : std::min(timeout_ms, std::max(ms, 0));
@@ -267,29 +206,29 @@ void Subprocess::ReaderLoop(int out_fd, int err_fd, int pid_fd) {
     poll(fds.data(), fds.size(), timeout_ms);
     for (const pollfd& p : fds) {
       if (p.revents == 0) continue;
-      if (p.fd == wake_fd_) {
+      if (p.fd == wake_fd_.get()) {
         eventfd_t ignored;
-        eventfd_read(wake_fd_, &ignored);
-      } else if (p.fd == pid_fd) {
+        eventfd_read(wake_fd_.get(), &ignored);
+      } else if (p.fd == pid_fd.get()) {
         reap();
       } else {
         ssize_t n = read(p.fd, buf, sizeof buf);
         if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
         std::lock_guard lock(mu_);
         if (n > 0) {
-          (p.fd == out_fd ? stdout_ : stderr_).Push(std::string_view(buf, static_cast<size_t>(n)));
+          (p.fd == out_fd.get() ? stdout_ : stderr_).Push(std::string_view(buf, static_cast<size_t>(n)));
         } else {
-          CloseFd(p.fd == out_fd ? out_fd : err_fd);
+          (p.fd == out_fd.get() ? out_fd : err_fd).reset();
         }
       }
     }
-    if (pid_fd < 0) reap();
+    if (!pid_fd) reap();
     escalate_if_due();
   }
   if (!drain_deadline) waitpid(pid_, &status, 0);
-  CloseFd(out_fd);
-  CloseFd(err_fd);
-  CloseFd(pid_fd);
+  out_fd.reset();
+  err_fd.reset();
+  pid_fd.reset();
   ProcessOutcome outcome;
   if (WIFSIGNALED(status)) {
     outcome.signal = SignalName(WTERMSIG(status));
@@ -315,10 +254,10 @@ void Subprocess::ReaderLoop(int out_fd, int err_fd, int pid_fd) {
     }
     const auto wait = *kill_at_ - Clock::now();
     lock.unlock();
-    pollfd p{wake_fd_, POLLIN, 0};
+    pollfd p{wake_fd_.get(), POLLIN, 0};
     poll(&p, 1, static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(wait).count()));
     eventfd_t ignored;
-    eventfd_read(wake_fd_, &ignored);
+    eventfd_read(wake_fd_.get(), &ignored);
   }
 }
 

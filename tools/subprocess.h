@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "engine/base/status.h"
+#include "engine/base/unique_fd.h"
 
 namespace retrace::tools {
 
@@ -71,7 +72,7 @@ class OutputCollector {
   std::string tail_;     // the last ≤ max_bytes_ bytes
   uint64_t total_ = 0;   // bytes ever pushed
   bool dropped_ = false;
-  int spill_fd_ = -1;
+  base::UniqueFd spill_fd_;
   std::optional<std::string> spill_path_;
   bool spill_disabled_;
 };
@@ -122,7 +123,7 @@ class Subprocess {
 
  private:
   Subprocess(SpawnSpec spec, DoneFn on_done);
-  void ReaderLoop(int out_fd, int err_fd, int pid_fd);
+  void ReaderLoop(base::UniqueFd out_fd, base::UniqueFd err_fd, base::UniqueFd pid_fd);
   bool GroupAlive() const;
 
   SpawnSpec spec_;
@@ -133,7 +134,7 @@ class Subprocess {
   OutputCollector stdout_, stderr_;
   std::optional<ProcessOutcome> outcome_;
   std::optional<std::chrono::steady_clock::time_point> kill_at_;  // pending SIGKILL
-  int wake_fd_ = -1;  // eventfd: wakes the reader when Terminate() schedules a kill
+  base::UniqueFd wake_fd_;  // eventfd: wakes the reader when Terminate() schedules a kill
   std::thread reader_;
 };
 

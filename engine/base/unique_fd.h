@@ -1,5 +1,6 @@
-// UniqueFd: owns a POSIX file descriptor and closes it once, on destruction
-// or reset(). Move-only; -1 stands for none.
+// UniqueFd: owns a POSIX file descriptor and closes it once, on destruction,
+// reset() or Close(). Move-only; -1 stands for none. Every descriptor retrace
+// opens is held by one.
 #ifndef RETRACE_ENGINE_BASE_UNIQUE_FD_H_
 #define RETRACE_ENGINE_BASE_UNIQUE_FD_H_
 
@@ -30,6 +31,10 @@ class UniqueFd {
     if (fd_ >= 0) ::close(fd_);
     fd_ = fd;
   }
+  // Closes now, for a caller to whom the result matters (a written file whose
+  // last bytes the close may still fail to store): false with errno set on
+  // an error. Either way the descriptor is gone; none held counts as closed.
+  [[nodiscard]] bool Close() { return fd_ < 0 || ::close(release()) == 0; }
 
  private:
   int fd_ = -1;

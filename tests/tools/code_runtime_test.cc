@@ -2,6 +2,7 @@
 // children, real bubblewrap, real budgets. Each hostile program must end with
 // the right failure kind, promptly, and leave no process behind.
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -336,11 +337,50 @@ TEST(CodeRuntimeCreateTest, AnOldNodeOrAMissingSandboxIsRefusedWithTheWayOut) {
   o.language = SdkLanguage::kPython;
   o.bwrap = "/nonexistent/bwrap";
   EXPECT_THAT(CodeRuntime::Create(o).status().message(), HasSubstr("or choose --code-sandbox none"));
-  if (retrace::testing::Shell("node --version 2>/dev/null").out.rfind("v20", 0) == 0) {
-    o.language = SdkLanguage::kTypeScript;
-    o.interpreter = "node";
-    o.sandbox = CodeSandbox::kNone;
-    EXPECT_THAT(CodeRuntime::Create(o).status().message(), HasSubstr("Code Mode needs Node 22.13 or later"));
+  // A Node too old for type stripping: the message says how to go on.
+  retrace::testing::TempDir dir;
+  const std::string old_node = dir.path() + "/node";
+  retrace::testing::WriteFile(old_node, "#!/bin/sh\necho v20.11.0\n");
+  std::filesystem::permissions(old_node, std::filesystem::perms::owner_all);
+  o.language = SdkLanguage::kTypeScript;
+  o.interpreter = old_node;
+  o.sandbox = CodeSandbox::kNone;
+  const std::string message = CodeRuntime::Create(o).status().message();
+  EXPECT_THAT(message, HasSubstr("Code Mode needs Node 22.13 or later"));
+  EXPECT_THAT(message, HasSubstr("--code-runtime-bin"));
+  EXPECT_THAT(message, HasSubstr("--code-runtime python"));
+}
+
+int OpenDescriptors() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n - 1;  // the iterator's own
+}
+
+// Each child's pipes are made one by one: when descriptors run out between
+// two of them, those already made are closed, and no child keeps the host's
+// stdin (the client's protocol stream under `retrace mcp`).
+TEST(CodeRuntimeCreateTest, RunningOutOfDescriptorsWhileStartingAChildLeavesNoneOpen) {
+  retrace::testing::TempDir dir;
+  CodeRuntimeOptions o;
+  o.language = SdkLanguage::kPython;
+  o.interpreter = "python3";
+  o.sandbox = CodeSandbox::kNone;
+  o.workspace = dir.path();
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+  const int before = OpenDescriptors();
+  for (int room = 0; room <= 14; ++room) {
+    SCOPED_TRACE("room for " + std::to_string(room) + " descriptors");
+    {
+      rlimit tight = saved;
+      tight.rlim_cur = static_cast<rlim_t>(before + room);
+      ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &tight), 0);
+      auto rt = CodeRuntime::Create(o);  // starts the first child ahead of time
+      if (rt.ok()) (void)(*rt)->Run("print(1)", {}, nullptr);
+      ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
+    }
+    EXPECT_EQ(OpenDescriptors(), before);
   }
 }
 

@@ -20,11 +20,9 @@ std::string ParentOf(const std::string& path) {
 }
 
 Status SyncDirectory(const std::string& dir) {
-  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Errno("cannot open directory " + dir);
-  const int rc = fsync(fd);
-  close(fd);
-  return rc == 0 ? Status::Ok() : Errno("cannot fsync directory " + dir);
+  base::UniqueFd fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd) return Errno("cannot open directory " + dir);
+  return fsync(fd.get()) == 0 ? Status::Ok() : Errno("cannot fsync directory " + dir);
 }
 
 std::string RandomHex(int n) {
@@ -44,30 +42,29 @@ Result<AtomicFile> AtomicFile::Create(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     if (S_ISDIR(st.st_mode)) return Status::InvalidArgument(path + " is a directory, not a file to write");
-    const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return Errno("cannot open " + path);
-    return AtomicFile(path, /*tmp=*/"", fd);
+    base::UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
+    if (!fd) return Errno("cannot open " + path);
+    return AtomicFile(path, /*tmp=*/"", std::move(fd));
   }
   const std::string tmp = path + "." + RandomHex(12) + ".tmp";
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return Errno("cannot create " + tmp);
-  return AtomicFile(path, tmp, fd);
+  base::UniqueFd fd(open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (!fd) return Errno("cannot create " + tmp);
+  return AtomicFile(path, tmp, std::move(fd));
 }
 
 AtomicFile::AtomicFile(AtomicFile&& o) noexcept
-    : path_(std::move(o.path_)), tmp_(std::move(o.tmp_)), fd_(o.fd_), committed_(o.committed_) {
-  o.fd_ = -1;
+    : path_(std::move(o.path_)), tmp_(std::move(o.tmp_)), fd_(std::move(o.fd_)), committed_(o.committed_) {
   o.committed_ = true;
 }
 
 AtomicFile::~AtomicFile() {
-  if (fd_ >= 0) close(fd_);
+  fd_.reset();
   if (!committed_ && !tmp_.empty()) unlink(tmp_.c_str());
 }
 
 Status AtomicFile::Append(std::string_view bytes) {
   while (!bytes.empty()) {
-    const ssize_t n = write(fd_, bytes.data(), bytes.size());
+    const ssize_t n = write(fd_.get(), bytes.data(), bytes.size());
     if (n < 0) {
       if (errno == EINTR) continue;
       return Errno("cannot write " + (tmp_.empty() ? path_ : tmp_));
@@ -79,14 +76,11 @@ Status AtomicFile::Append(std::string_view bytes) {
 
 Status AtomicFile::Commit(bool overwrite) {
   if (tmp_.empty()) {  // a stream: written in place, nothing to publish
-    const int rc = close(fd_);
-    fd_ = -1;
     committed_ = true;
-    return rc == 0 ? Status::Ok() : Errno("cannot write " + path_);
+    return fd_.Close() ? Status::Ok() : Errno("cannot write " + path_);
   }
-  if (fsync(fd_) != 0) return Errno("cannot fsync " + tmp_);
-  close(fd_);
-  fd_ = -1;
+  if (fsync(fd_.get()) != 0) return Errno("cannot fsync " + tmp_);
+  if (!fd_.Close()) return Errno("cannot write " + tmp_);
   if (overwrite) {
     if (rename(tmp_.c_str(), path_.c_str()) != 0) return Errno("cannot publish " + path_);
   } else {

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "engine/base/status.h"
+#include "engine/base/unique_fd.h"
 
 namespace retrace::format {
 
@@ -27,10 +28,11 @@ class AtomicFile {
   Status Commit(bool overwrite);
 
  private:
-  AtomicFile(std::string path, std::string tmp, int fd) : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd) {}
+  AtomicFile(std::string path, std::string tmp, base::UniqueFd fd)
+      : path_(std::move(path)), tmp_(std::move(tmp)), fd_(std::move(fd)) {}
   std::string path_;
   std::string tmp_;
-  int fd_;
+  base::UniqueFd fd_;
   bool committed_ = false;
 };
 

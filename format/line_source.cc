@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/base/unique_fd.h"
 #include "format/zstd_frames.h"
 
 namespace retrace::format {
@@ -15,19 +16,7 @@ namespace {
 
 constexpr size_t kReadChunk = 1 << 17;
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
+using base::UniqueFd;
 
 Status ReadError(const std::string& path) { return Status::IoError("cannot read " + path + ": " + std::strerror(errno)); }
 
@@ -36,7 +25,7 @@ Status ReadError(const std::string& path) { return Status::IoError("cannot read 
 // already read.
 class RawLineSource final : public LineSource {
  public:
-  RawLineSource(std::unique_ptr<Fd> fd, std::string path, uint64_t size, std::string first, uint64_t limit = UINT64_MAX)
+  RawLineSource(UniqueFd fd, std::string path, uint64_t size, std::string first, uint64_t limit = UINT64_MAX)
       : fd_(std::move(fd)), path_(std::move(path)), first_(std::move(first)), limit_(limit) {
     physical_size_ = size;
   }
@@ -53,7 +42,7 @@ class RawLineSource final : public LineSource {
     const uint64_t left = limit_ - physical_read_;
     if (left == 0) return false;
     const size_t chunk = static_cast<size_t>(std::min<uint64_t>(kReadChunk, left));
-    const ssize_t n = read(fd_->get(), Room(buf, end, chunk), chunk);
+    const ssize_t n = read(fd_.get(), Room(buf, end, chunk), chunk);
     if (n < 0) return ReadError(path_);
     end += static_cast<size_t>(n);
     physical_read_ += static_cast<uint64_t>(n);
@@ -61,7 +50,7 @@ class RawLineSource final : public LineSource {
   }
 
  private:
-  std::unique_ptr<Fd> fd_;
+  UniqueFd fd_;
   std::string path_;
   std::string first_;
   uint64_t limit_;
@@ -120,10 +109,10 @@ class ZstdLineSource final : public LineSource {
   uint64_t offset_ = 0;
 };
 
-Result<std::unique_ptr<Fd>> OpenFile(const std::string& path, struct stat& st) {
-  auto fd = std::make_unique<Fd>(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd->get() < 0) return Status::IoError("cannot open " + path + ": " + std::strerror(errno));
-  if (fstat(fd->get(), &st) != 0) return ReadError(path);
+Result<UniqueFd> OpenFile(const std::string& path, struct stat& st) {
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return Status::IoError("cannot open " + path + ": " + std::strerror(errno));
+  if (fstat(fd.get(), &st) != 0) return ReadError(path);
   if (S_ISDIR(st.st_mode)) return Status::InvalidArgument(path + " is a directory");
   // A log is read by its size: a device or a pipe (/dev/zero, /dev/stdin)
   // has none, and is named for what it is rather than taken for empty.
@@ -138,20 +127,20 @@ Result<std::unique_ptr<Fd>> OpenFile(const std::string& path, struct stat& st) {
 
 Result<std::unique_ptr<LineSource>> LineSource::OpenRange(const std::string& path, uint64_t begin, uint64_t end) {
   struct stat st {};
-  ASSIGN_OR_RETURN(std::unique_ptr<Fd> fd, OpenFile(path, st));
+  ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(path, st));
   end = std::min(end, static_cast<uint64_t>(st.st_size));
   if (begin > end) return Status::InvalidArgument(path + ": byte range starts past its end");
-  if (lseek(fd->get(), static_cast<off_t>(begin), SEEK_SET) < 0) return ReadError(path);
+  if (lseek(fd.get(), static_cast<off_t>(begin), SEEK_SET) < 0) return ReadError(path);
   return std::unique_ptr<LineSource>(
       std::make_unique<RawLineSource>(std::move(fd), path, end - begin, std::string(), end - begin));
 }
 
 Result<std::unique_ptr<LineSource>> LineSource::Open(const std::string& path) {
   struct stat st {};
-  ASSIGN_OR_RETURN(std::unique_ptr<Fd> fd, OpenFile(path, st));
+  ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(path, st));
   if (st.st_size == 0) return Status::Corruption(path + ": empty file (a dsh log starts with a session header line)");
   std::string first(4, '\0');
-  const ssize_t n = read(fd->get(), first.data(), first.size());
+  const ssize_t n = read(fd.get(), first.data(), first.size());
   if (n < 0) return ReadError(path);
   first.resize(static_cast<size_t>(n));
   if (!LooksLikeZstd(first)) {
@@ -162,7 +151,7 @@ Result<std::unique_ptr<LineSource>> LineSource::Open(const std::string& path) {
   bytes.resize(static_cast<size_t>(st.st_size));
   size_t got = first.size();
   while (got < bytes.size()) {
-    const ssize_t r = read(fd->get(), bytes.data() + got, bytes.size() - got);
+    const ssize_t r = read(fd.get(), bytes.data() + got, bytes.size() - got);
     if (r < 0) return ReadError(path);
     if (r == 0) break;
     got += static_cast<size_t>(r);

@@ -142,40 +142,36 @@ Result<AppendJournal> AppendJournal::Create(const std::string& db_path) {
   // Made under a name orphan scans ignore and locked before it gets its own,
   // so no scan ever finds it unlocked.
   const std::string temp = (dir / ("." + prefix + std::to_string(counter++) + ".new")).string();
-  const int fd = ::open(temp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::IoError(Errno("cannot create the append journal", temp));
+  base::UniqueFd fd(::open(temp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600));
+  if (!fd) return Status::IoError(Errno("cannot create the append journal", temp));
   auto fail = [&](const std::string& why) {
-    ::close(fd);
+    fd.reset();
     ::unlink(temp.c_str());
     return Status::IoError(why);
   };
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) return fail(Errno("cannot lock the append journal", temp));
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return fail(Errno("cannot lock the append journal", temp));
   std::string header(kMagic);
   header += CurrentBootId();
   header.resize(kHeaderSize, '-');  // no boot id to be had: one no boot will match
-  if (!WriteAll(fd, header).ok()) return fail(Errno("cannot write the append journal", temp));
+  if (!WriteAll(fd.get(), header).ok()) return fail(Errno("cannot write the append journal", temp));
   while (true) {
     const std::string path = (dir / (prefix + std::to_string(counter++))).string();
     // link() refuses an existing name (a dead process's orphan with our pid): take the next.
     if (::link(temp.c_str(), path.c_str()) == 0) {
       ::unlink(temp.c_str());
-      return AppendJournal(path, fd, kHeaderSize);
+      return AppendJournal(path, std::move(fd), kHeaderSize);
     }
     if (errno != EEXIST) return fail(Errno("cannot name the append journal", path));
   }
 }
 
 AppendJournal::AppendJournal(AppendJournal&& other) noexcept
-    : path_(std::move(other.path_)), fd_(other.fd_), size_(other.size_) {
-  other.fd_ = -1;
-}
+    : path_(std::move(other.path_)), fd_(std::move(other.fd_)), size_(other.size_) {}
 
-AppendJournal::~AppendJournal() {
-  if (fd_ >= 0) ::close(fd_);
-}
+AppendJournal::~AppendJournal() = default;
 
 Status AppendJournal::Write(std::string_view session_id, int64_t first_seq, std::span<const std::string_view> lines) {
-  if (fd_ < 0) return Status::FailedPrecondition("the append journal is closed");
+  if (!fd_) return Status::FailedPrecondition("the append journal is closed");
   std::string frame(kFrameHead, '\0');
   PutU32(frame, static_cast<uint32_t>(session_id.size()));
   frame += session_id;
@@ -190,11 +186,10 @@ Status AppendJournal::Write(std::string_view session_id, int64_t first_seq, std:
   PutU32(head, static_cast<uint32_t>(payload.size()));
   PutU32(head, JournalChecksum(payload));
   frame.replace(0, kFrameHead, head);
-  if (Status st = WriteAll(fd_, frame); !st.ok()) {
+  if (Status st = WriteAll(fd_.get(), frame); !st.ok()) {
     // Cut a partial frame off, so the next one does not follow it.
-    if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
-      ::close(fd_);
-      fd_ = -1;  // the file is kept as it is: a fold drops its torn end
+    if (::ftruncate(fd_.get(), static_cast<off_t>(size_)) != 0) {
+      fd_.reset();  // the file is kept as it is: a fold drops its torn end
     }
     return Status::IoError("cannot write the append journal " + path_ + ": " + st.message());
   }
@@ -203,8 +198,8 @@ Status AppendJournal::Write(std::string_view session_id, int64_t first_seq, std:
 }
 
 Status AppendJournal::Reset() {
-  if (fd_ < 0) return Status::FailedPrecondition("the append journal is closed");
-  if (::ftruncate(fd_, static_cast<off_t>(kHeaderSize)) != 0) {
+  if (!fd_) return Status::FailedPrecondition("the append journal is closed");
+  if (::ftruncate(fd_.get(), static_cast<off_t>(kHeaderSize)) != 0) {
     return Status::IoError(Errno("cannot empty the append journal", path_));
   }
   size_ = kHeaderSize;
@@ -212,21 +207,19 @@ Status AppendJournal::Reset() {
 }
 
 Status AppendJournal::Remove() {
-  if (fd_ < 0) return Status::Ok();
+  if (!fd_) return Status::Ok();
   Status st = ::unlink(path_.c_str()) == 0 ? Status::Ok() : Status::IoError(Errno("cannot remove", path_));
-  ::close(fd_);
-  fd_ = -1;
+  fd_.reset();
   return st;
 }
 
 const std::string& CurrentBootId() {
   static const std::string id = [] {
     std::string text;
-    if (const int fd = ::open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC); fd >= 0) {
+    if (const base::UniqueFd fd(::open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)); fd) {
       char buf[64];
-      const ssize_t n = ::read(fd, buf, sizeof buf);
+      const ssize_t n = ::read(fd.get(), buf, sizeof buf);
       if (n > 0) text.assign(buf, static_cast<size_t>(n));
-      ::close(fd);
     }
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
     return text.size() == kBootIdSize ? text : std::string();
@@ -237,21 +230,16 @@ const std::string& CurrentBootId() {
 Result<JournalContents> ReadJournal(const std::string& path) {
   std::string bytes;
   {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Status::IoError(Errno("cannot open the append journal", path));
+    const base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) return Status::IoError(Errno("cannot open the append journal", path));
     char buf[1 << 16];
     while (true) {
-      const ssize_t n = ::read(fd, buf, sizeof buf);
+      const ssize_t n = ::read(fd.get(), buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        const Status st = Status::IoError(Errno("cannot read the append journal", path));
-        ::close(fd);
-        return st;
-      }
+      if (n < 0) return Status::IoError(Errno("cannot read the append journal", path));
       if (n == 0) break;
       bytes.append(buf, static_cast<size_t>(n));
     }
-    ::close(fd);
   }
   JournalContents out;
   if (bytes.size() < kHeaderSize) {  // its process died while making it: nothing was acknowledged
@@ -301,18 +289,12 @@ Result<std::vector<OrphanJournal>> LockOrphanJournals(const std::string& db_path
     const std::string name = entry.path().filename().string();
     if (name.compare(0, prefix.size(), prefix) != 0) continue;
     const std::string path = entry.path().string();
-    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0) continue;  // removed since the listing
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {  // its process is alive
-      ::close(fd);
-      continue;
-    }
+    base::UniqueFd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+    if (!fd) continue;                                               // removed since the listing
+    if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) continue;         // its process is alive
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || st.st_nlink == 0) {  // folded and removed by another process meanwhile
-      ::close(fd);
-      continue;
-    }
-    found.push_back({JournalOrder(std::string_view(name).substr(prefix.size())), {path, fd}});
+    if (::fstat(fd.get(), &st) != 0 || st.st_nlink == 0) continue;  // folded and removed by another process meanwhile
+    found.emplace_back(JournalOrder(std::string_view(name).substr(prefix.size())), OrphanJournal{path, std::move(fd)});
   }
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
     return std::tie(a.first, a.second.path) < std::tie(b.first, b.second.path);
@@ -329,9 +311,6 @@ Status RemoveOrphan(OrphanJournal& orphan) {
   return st;
 }
 
-void ReleaseOrphan(OrphanJournal& orphan) {
-  if (orphan.fd >= 0) ::close(orphan.fd);
-  orphan.fd = -1;
-}
+void ReleaseOrphan(OrphanJournal& orphan) { orphan.fd.reset(); }
 
 }  // namespace retrace::store

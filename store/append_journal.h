@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "engine/base/status.h"
+#include "engine/base/unique_fd.h"
 
 namespace retrace::store {
 
@@ -82,9 +83,10 @@ class AppendJournal {
   const std::string& path() const { return path_; }
 
  private:
-  AppendJournal(std::string path, int fd, uint64_t size) : path_(std::move(path)), fd_(fd), size_(size) {}
+  AppendJournal(std::string path, base::UniqueFd fd, uint64_t size)
+      : path_(std::move(path)), fd_(std::move(fd)), size_(size) {}
   std::string path_;
-  int fd_ = -1;
+  base::UniqueFd fd_;
   uint64_t size_ = 0;
 };
 
@@ -112,7 +114,7 @@ const std::string& CurrentBootId();
 // (ReleaseOrphan closes it; RemoveOrphan deletes the file first).
 struct OrphanJournal {
   std::string path;
-  int fd = -1;
+  base::UniqueFd fd;
 };
 Result<std::vector<OrphanJournal>> LockOrphanJournals(const std::string& db_path);
 Status RemoveOrphan(OrphanJournal& orphan);

@@ -6,6 +6,7 @@
 #include <thread>
 #include <utility>
 
+#include "engine/json/lossless.h"
 #include "engine/json/writer.h"
 
 namespace retrace::json {
@@ -62,6 +63,50 @@ TEST(JsonValueTest, LargeObjectsGetJsOrderAndDuplicateRulesInOnePass) {
   Value::Object plain;
   for (int i = 0; i < 1000; ++i) plain.emplace_back("key" + std::to_string(i), Value(i));
   EXPECT_EQ(Serialize(Value::MakeObject(plain)), Serialize(BySet(plain)));
+}
+
+TEST(JsonValueTest, ALargeObjectOfOrdinaryKeysWithOneRepeatKeepsFirstPositionLastValue) {
+  // No index key anywhere: only the duplicate check itself can send the
+  // members through the JS-order pass. Past 16 members it is the hash set's.
+  for (size_t n : {size_t{5}, size_t{16}, size_t{17}, size_t{100}}) {
+    SCOPED_TRACE(std::to_string(n) + " members");
+    Value::Object members;
+    for (size_t i = 0; i + 1 < n; ++i) members.emplace_back("k" + std::to_string(i), Value(static_cast<double>(i)));
+    members.emplace_back("k0", Value(-1.0));  // the first key again, last
+    const Value v = Value::MakeObject(members);
+    ASSERT_EQ(v.as_object().size(), n - 1);
+    EXPECT_EQ(v.as_object().front().first, "k0");
+    EXPECT_EQ(v.Find("k0")->as_number(), -1.0);
+    EXPECT_EQ(Serialize(v), Serialize(BySet(members)));
+    std::string text = "{";
+    for (const auto& [k, x] : members) text += (text.size() > 1 ? ",\"" : "\"") + k + "\":" + Serialize(x);
+    EXPECT_EQ(RoundTrip(text + "}"), Serialize(BySet(members)));
+  }
+}
+
+TEST(JsonLosslessTest, OnlyFiniteNumbersOtherThanMinusZeroAreLossless) {
+  EXPECT_TRUE(IsLosslessNumber(0.0));
+  EXPECT_TRUE(IsLosslessNumber(-1.5));
+  EXPECT_TRUE(IsLosslessNumber(1e308));
+  EXPECT_TRUE(IsLosslessNumber(5e-324));
+  EXPECT_FALSE(IsLosslessNumber(-0.0));
+  EXPECT_FALSE(IsLosslessNumber(std::nan("")));
+  EXPECT_FALSE(IsLosslessNumber(HUGE_VAL));
+  EXPECT_FALSE(IsLosslessNumber(-HUGE_VAL));
+}
+
+TEST(JsonLosslessTest, ANonLosslessNumberAnywhereMakesTheValueLossy) {
+  auto parsed = Parse(R"({"a":[1,{"b":[2,3]}],"c":"-0"})");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_TRUE(IsLossless(*parsed));  // "-0" is a string
+  for (double bad : {-0.0, std::nan(""), HUGE_VAL}) {
+    Value deep = *parsed;
+    Value inner = Value::MakeObject({{"b", Value(Value::Array{Value(2.0), Value(bad)})}});
+    deep.Set("a", Value(Value::Array{Value(1.0), inner}));
+    EXPECT_FALSE(IsLossless(deep)) << bad;
+    EXPECT_FALSE(IsLossless(Value(bad)));
+  }
+  EXPECT_TRUE(IsLossless(Value(Value::Array{})));
 }
 
 TEST(JsonParserTest, ObjectWithFortyThousandKeysKeepsEveryRule) {

@@ -117,6 +117,35 @@ TEST(ReferencePresentersTest, SoftValidationAndThrowsSelectTheFallback) {
   EXPECT_FALSE(PresentResult(p, Value::MakeObject({{"n", 1}}), {content, false, nullptr}).has_value());  // none
 }
 
+// Each reference tool's own presenters, given logged arguments that fail its
+// schema (a field of the wrong type, not an object at all), give no view and
+// say why, for the call and for the result (where the tool has one) alike.
+TEST(ReferencePresentersTest, EveryReferenceToolRefusesArgumentsThatFailItsSchema) {
+  Content content{Value::MakeObject({{"type", "text"}, {"text", "ok"}})};
+  for (const std::string& name : ReferencePresenters().Names()) {
+    const ToolPresenter& p = *ReferencePresenters().Find(name);
+    const Value schema = schema::CompileParameters(ReferenceParameters(name)).value();
+    std::vector<Value> invalid{Value("not an object"), Value(Value::Array{})};
+    for (const auto& [field, spec] : schema.Find("properties")->as_object()) {
+      const Value* type = spec.Find("type");
+      const bool wants_string = type != nullptr && type->is_string() && type->as_string() == "string";
+      invalid.push_back(Value::MakeObject({{field, wants_string ? Value(12345) : Value("wrong type")}}));
+    }
+    for (const Value& args : invalid) {
+      SCOPED_TRACE(name + " " + json::Serialize(args));
+      const PresentOutcome call = PresentCallOutcome(p, args);
+      EXPECT_EQ(call.how, Presented::kInvalidArguments);
+      EXPECT_FALSE(call.view.has_value());
+      EXPECT_FALSE(call.detail.empty());
+      const PresentOutcome result = PresentResultOutcome(p, args, {content, false, nullptr});
+      // The job tools have no result presenter: nothing to refuse there.
+      EXPECT_EQ(result.how, p.present_result ? Presented::kInvalidArguments : Presented::kNone);
+      EXPECT_FALSE(PresentCall(p, args).has_value());
+      EXPECT_FALSE(PresentResult(p, args, {content, false, nullptr}).has_value());
+    }
+  }
+}
+
 TEST(ReferencePresentersTest, FallbackKeepsThePendingTitleAndShowsRawContent) {
   const Value call = FallbackCall("deploy", Value::MakeObject({{"env", "prod"}}));
   EXPECT_EQ(json::Serialize(call), R"({"card":"generic","title":"deploy","rawInput":{"env":"prod"}})");

@@ -49,6 +49,24 @@ TEST_F(WorkspaceTest, OpenToReadOpensFilesBeneathTheRootWithTheirLexicalPath) {
   EXPECT_EQ(Opened(root_ + "/src/b.txt"), "beta\n");  // absolute, inside
 }
 
+// "<root>-evil" starts with the root's name but is a sibling: the boundary
+// is a whole path component, not a string prefix.
+TEST_F(WorkspaceTest, ASiblingWhoseNameExtendsTheRootsIsOutside) {
+  std::filesystem::create_directories(root_ + "-evil");
+  WriteFile(root_ + "-evil/x.txt", "secret\n");
+  for (const std::string& path : {root_ + "-evil/x.txt", std::string("../ws-evil/x.txt"), root_ + "-evil"}) {
+    SCOPED_TRACE(path);
+    try {
+      (void)workspace_->Resolve(path, "read");
+      ADD_FAILURE() << "resolved inside the workspace";
+    } catch (const runtime::ToolError& e) {
+      EXPECT_EQ(e.info().code, "FS_OUTSIDE_WORKSPACE");
+    }
+    EXPECT_EQ(Opened(path), "");
+  }
+  EXPECT_NO_THROW((void)workspace_->Resolve(root_ + "/a.txt", "read"));
+}
+
 TEST_F(WorkspaceTest, OpenToReadFollowsARelativeSymlinkThatStaysInside) {
   std::filesystem::create_symlink("../a.txt", root_ + "/src/up.txt");
   std::string display;

@@ -2,6 +2,8 @@
 #ifndef RETRACE_CLI_EXIT_CODES_H_
 #define RETRACE_CLI_EXIT_CODES_H_
 
+#include <utility>
+
 #include "engine/base/status.h"
 
 namespace retrace::cli {
@@ -15,6 +17,19 @@ enum ExitCode : int {
   kExitUnsupported = 5,  // written by a newer version, or a database that needs `retrace migrate`
   kExitNotFound = 6,     // no such session, file or database
   kExitTimeout = 7,      // a time limit ran out (query --timeout)
+};
+
+// What `retrace --help` says of each code, in order: built from this list so
+// that a new code cannot be left out of the help.
+inline constexpr std::pair<int, const char*> kExitCodeSummaries[] = {
+    {kExitOk, "ok"},
+    {kExitFailure, "failure"},
+    {kExitUsage, "usage"},
+    {kExitCorrupt, "corrupt input"},
+    {kExitConflict, "conflict/busy"},
+    {kExitUnsupported, "unsupported version"},
+    {kExitNotFound, "not found"},
+    {kExitTimeout, "time limit"},
 };
 
 // Every status code has its meaning here; there is no default branch, so a

@@ -1,5 +1,5 @@
-// retrace: the command-line front end. Thin: parses arguments, wires the
-// store and prints; the work is in store/ and engine/.
+// retrace: the command-line front end. Thin: parses arguments, calls the use
+// cases of service/ and prints; the work is below it.
 #include <unistd.h>
 
 #include <cstdio>
@@ -20,6 +20,15 @@ namespace {
 std::string DefaultDbPath() {
   const char* env = std::getenv("RETRACE_DB");
   return env != nullptr && *env != '\0' ? env : "retrace.db";
+}
+
+// "Exit codes: 0 ok, 1 failure, ..., 7 time limit."
+std::string ExitCodesFooter() {
+  std::string text = "Exit codes:";
+  for (const auto& [code, summary] : kExitCodeSummaries) {
+    text += (code == kExitOk ? " " : ", ") + std::to_string(code) + " " + summary;
+  }
+  return text + ".";
 }
 
 // Catches an unknown first command before CLI11 does, to suggest a fix.
@@ -56,8 +65,7 @@ int Main(int argc, char** argv) {
   std::string durability = "full";
   program.Add("--durability", durability, "fsync policy for writes: full (default) or normal; see README")
       .OneOf({"full", "normal"});
-  program.Footer("Exit codes: 0 ok, 1 failure, 2 usage, 3 corrupt input, 4 conflict/busy, 5 unsupported version, "
-                 "6 not found.\nRun 'retrace <command> --help' for a command's options.\n");
+  program.Footer(ExitCodesFooter() + "\nRun 'retrace <command> --help' for a command's options.\n");
 
   std::map<std::string, Handler, std::less<>> handlers;
   for (const Command& c : Commands()) {

@@ -41,5 +41,11 @@ TEST(ExitCodesTest, TheReadmeTableListsEveryExitCode) {
   }
 }
 
+TEST(ExitCodesTest, TheHelpSummaryListsEveryExitCodeInOrder) {
+  int next = kExitOk;
+  for (const auto& [code, summary] : kExitCodeSummaries) EXPECT_EQ(code, next++) << summary;
+  EXPECT_EQ(next, kExitTimeout + 1) << "an exit code is missing from --help";
+}
+
 }  // namespace
 }  // namespace retrace::cli

@@ -3,7 +3,7 @@
 #include "cli/exit_codes.h"
 #include "cli/format.h"
 #include "cli/query_output.h"
-#include "query/audit.h"
+#include "service/reports.h"
 
 namespace retrace::cli {
 
@@ -36,9 +36,7 @@ Result<query::AuditFilters> Filters(const Args& a) {
 int Run(const Context& ctx, const Args& a) {
   auto filters = Filters(a);
   if (!filters.ok()) return ctx.Fail(filters.status());
-  auto db = query::ReadOnlyDb::Open(ctx.db_path);
-  if (!db.ok()) return ctx.Fail(db.status());
-  auto table = query::RunAudit(*db, a.report, *filters, Deadline(60));
+  auto table = service::RunAudit(ctx.catalog(), a.report, *filters, Deadline(60));
   if (!table.ok()) return ctx.Fail(table.status());
   std::fputs(FormatTable(*table, ChosenFormat(a.json, a.csv)).c_str(), ctx.out);
   return kExitOk;

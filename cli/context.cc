@@ -17,10 +17,6 @@ service::Catalog Context::catalog() const {
                            .now_ms = [this] { return NowMs(); }});
 }
 
-Result<std::unique_ptr<store::EventStore>> Context::OpenStore(bool migrate, bool create) const {
-  return catalog().Open(create, migrate);
-}
-
 int Context::Fail(const Status& st) const {
   std::fprintf(err, "retrace: %s\n", st.message().c_str());
   return ExitCodeFor(st);

@@ -10,7 +10,6 @@
 
 #include "engine/base/status.h"
 #include "service/catalog.h"
-#include "store/event_store.h"
 
 namespace retrace::cli {
 
@@ -24,8 +23,6 @@ struct Context {
   int64_t NowMs() const;
   // The database and its sessions (service/catalog.h), with this context's path, durability and clock.
   service::Catalog catalog() const;
-  // Opens the store; `migrate` applies pending migrations to an existing file.
-  Result<std::unique_ptr<store::EventStore>> OpenStore(bool migrate = false, bool create = true) const;
   // Prints "retrace: <message>" to err and returns the matching exit code.
   int Fail(const Status& st) const;
 };

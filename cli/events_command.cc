@@ -5,6 +5,7 @@
 #include "engine/json/lenient.h"
 #include "engine/json/parser.h"
 #include "engine/log/event_types.h"
+#include "service/inspect.h"
 
 namespace retrace::cli {
 namespace {
@@ -50,12 +51,9 @@ std::string Detail(const store::StoredEvent& e) {
 }
 
 int Run(const Context& ctx, const Args& a) {
-  if (a.from < 0) return ctx.Fail(Status::InvalidArgument("--from must be a non-negative seq"));
-  auto store = ctx.OpenStore(false, /*create=*/false);
-  if (!store.ok()) return ctx.Fail(store.status());
   store::EventFilter filter{a.from, a.type.empty() ? std::nullopt : std::optional<std::string>(a.type)};
   std::vector<std::vector<std::string>> rows = {{"SEQ", "TIME", "TYPE", "DETAIL"}};
-  Status st = (*store)->ForEachEvent(a.session, filter, [&](const store::StoredEvent& e) {
+  Status st = service::ForEachStoredEvent(ctx.catalog(), a.session, filter, [&](const store::StoredEvent& e) {
     if (a.as_json) {
       std::fwrite(e.json.data(), 1, e.json.size(), ctx.out);
       std::fputc('\n', ctx.out);

@@ -3,21 +3,21 @@
 
 #include "cli/command.h"
 #include "cli/exit_codes.h"
+#include "service/maintain.h"
 
 namespace retrace::cli {
 namespace {
 
 int Run(const Context& ctx, bool rebuild) {
-  auto store = ctx.OpenStore(false, /*create=*/false);
-  if (!store.ok()) return ctx.Fail(store.status());
+  const service::Catalog catalog = ctx.catalog();
   if (!rebuild) {
-    Status st = (*store)->CatchUpSearchIndex();
+    Status st = service::CatchUpSearchIndex(catalog);
     if (!st.ok()) return ctx.Fail(st);
     std::fprintf(ctx.out, "the search index of %s is up to date\n", ctx.db_path.c_str());
     return kExitOk;
   }
   const bool tty = isatty(fileno(ctx.err));
-  Status st = (*store)->RebuildReadModel([&](int64_t done, int64_t total) {
+  Status st = service::RebuildReadModel(catalog, [&](int64_t done, int64_t total) {
     if (tty) std::fprintf(ctx.err, "\rrebuilding: %lld/%lld sessions", static_cast<long long>(done), static_cast<long long>(total));
   });
   if (tty) std::fputc('\n', ctx.err);

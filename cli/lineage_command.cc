@@ -3,7 +3,7 @@
 #include "cli/exit_codes.h"
 #include "cli/format.h"
 #include "engine/json/writer.h"
-#include "query/exact_reads.h"
+#include "service/inspect.h"
 
 namespace retrace::cli {
 namespace {
@@ -26,9 +26,7 @@ void PrintTree(const Context& ctx, const json::Value& nodes, const std::string& 
 }
 
 int Run(const Context& ctx, const Args& a) {
-  auto store = ctx.OpenStore(false, /*create=*/false);
-  if (!store.ok()) return ctx.Fail(store.status());
-  auto lineage = query::TraceLineage(**store, a.session);
+  auto lineage = service::TraceLineage(ctx.catalog(), a.session);
   if (!lineage.ok()) return ctx.Fail(lineage.status());
   if (a.json) {
     std::fprintf(ctx.out, "%s\n", json::Serialize(*lineage).c_str());

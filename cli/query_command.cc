@@ -4,6 +4,7 @@
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "cli/query_output.h"
+#include "service/reports.h"
 
 namespace retrace::cli {
 
@@ -22,9 +23,7 @@ struct Args {
 };
 
 int Run(const Context& ctx, const Args& a) {
-  auto db = query::ReadOnlyDb::Open(ctx.db_path);
-  if (!db.ok()) return ctx.Fail(db.status());
-  auto table = db->Run(a.sql, {}, Deadline(a.timeout), query::QueryAccess::kViews);
+  auto table = service::RunQuery(ctx.catalog(), a.sql, Deadline(a.timeout));
   if (!table.ok()) return ctx.Fail(table.status());
   std::fputs(FormatTable(*table, ChosenFormat(a.json, a.csv)).c_str(), ctx.out);
   return kExitOk;

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cli/options.h"
-#include "query/sql_query.h"
+#include "service/reports.h"
 
 namespace retrace::cli {
 

@@ -1,25 +1,21 @@
 // retrace repair <session>
 #include "cli/command.h"
 #include "cli/exit_codes.h"
-#include "store/session_writer.h"
+#include "service/maintain.h"
 
 namespace retrace::cli {
 namespace {
 
 int Run(const Context& ctx, const std::string& session) {
-  auto store = ctx.OpenStore(false, /*create=*/false);
-  if (!store.ok()) return ctx.Fail(store.status());
-  auto writer = (*store)->OpenWriter(session);
-  if (!writer.ok()) return ctx.Fail(writer.status());
-  const int64_t before = (*writer)->next_seq();
-  auto added = (*writer)->RepairOpenTurn();
-  if (!added.ok()) return ctx.Fail(added.status());
-  if (*added == 0) {
+  auto repaired = service::RepairSession(ctx.catalog(), session);
+  if (!repaired.ok()) return ctx.Fail(repaired.status());
+  const int64_t before = repaired->first_seq, added = repaired->added;
+  if (added == 0) {
     std::fprintf(ctx.out, "session %s: nothing to repair (its last turn is closed)\n", session.c_str());
   } else {
     std::fprintf(ctx.out, "session %s: closed the interrupted turn with %lld events (seq %lld..%lld)\n",
-                 session.c_str(), static_cast<long long>(*added), static_cast<long long>(before),
-                 static_cast<long long>(before + *added - 1));
+                 session.c_str(), static_cast<long long>(added), static_cast<long long>(before),
+                 static_cast<long long>(before + added - 1));
   }
   return kExitOk;
 }

@@ -3,7 +3,6 @@
 #include "cli/exit_codes.h"
 #include "cli/format.h"
 #include "engine/json/writer.h"
-#include "query/search.h"
 #include "service/search.h"
 
 namespace retrace::cli {

@@ -2,7 +2,7 @@
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "engine/json/writer.h"
-#include "query/exact_reads.h"
+#include "service/inspect.h"
 
 namespace retrace::cli {
 namespace {
@@ -14,9 +14,7 @@ struct Args {
 };
 
 int Run(const Context& ctx, const Args& a) {
-  auto store = ctx.OpenStore(false, /*create=*/false);
-  if (!store.ok()) return ctx.Fail(store.status());
-  auto window = query::ReadEventWindow(**store, a.session, a.seq, a.before, a.after);
+  auto window = service::ShowEvent(ctx.catalog(), a.session, a.seq, a.before, a.after);
   if (!window.ok()) return ctx.Fail(window.status());
   if (a.json) {
     std::fprintf(ctx.out, "%s\n", json::Serialize(*window).c_str());

@@ -2,7 +2,7 @@
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "engine/json/writer.h"
-#include "query/exact_reads.h"
+#include "service/inspect.h"
 
 namespace retrace::cli {
 namespace {
@@ -21,9 +21,7 @@ std::string List(const json::Value& v) {
 }
 
 int Run(const Context& ctx, const Args& a) {
-  auto store = ctx.OpenStore(false, /*create=*/false);
-  if (!store.ok()) return ctx.Fail(store.status());
-  auto trace = query::TraceEvent(**store, a.session, a.seq);
+  auto trace = service::TraceEvent(ctx.catalog(), a.session, a.seq);
   if (!trace.ok()) return ctx.Fail(trace.status());
   if (a.json) {
     std::fprintf(ctx.out, "%s\n", json::Serialize(*trace).c_str());

@@ -6,24 +6,26 @@
 
 namespace retrace::service {
 
-Result<std::unique_ptr<store::EventStore>> Catalog::Open(bool create, bool migrate) const {
+Result<std::unique_ptr<store::EventStore>> Catalog::Open(Access access) const {
   store::StoreOptions options;
   options.durability = options_.durability;
   options.now_ms = options_.now_ms;
-  options.migrate = migrate;
-  options.create = create;
+  options.migrate = access == Access::kMigrate;
+  options.create = access != Access::kExisting;
   return store::EventStore::Open(options_.db_path, options);
 }
 
+Result<query::ReadOnlyDb> Catalog::OpenReadOnly() const { return query::ReadOnlyDb::Open(options_.db_path); }
+
 Result<store::EventSource> Catalog::Resolve(const std::string& name) const {
   return store::EventSource::Resolve(name, [&]() -> Result<std::shared_ptr<store::EventStore>> {
-    ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, Open(/*create=*/false));
+    ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, Open(Access::kExisting));
     return std::shared_ptr<store::EventStore>(std::move(store));
   });
 }
 
 Result<std::vector<store::SessionSummary>> Catalog::Sessions() const {
-  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, Open(/*create=*/false));
+  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, Open(Access::kExisting));
   return store->ListSessions();
 }
 
@@ -37,7 +39,7 @@ std::string_view WithoutTrailingSlashes(std::string_view path) {
 }  // namespace
 
 Result<SessionPage> Catalog::List(const SessionQuery& query) const {
-  Result<std::unique_ptr<store::EventStore>> opened = Open(/*create=*/false);
+  Result<std::unique_ptr<store::EventStore>> opened = Open(Access::kExisting);
   if (!opened.ok() && opened.status().code() == Status::Code::kNotFound && !query.after) return SessionPage{};
   RETURN_IF_ERROR(opened.status());
   std::shared_ptr<store::EventStore> store = std::move(*opened);
@@ -68,12 +70,12 @@ Result<SessionPage> Catalog::List(const SessionQuery& query) const {
 }
 
 Result<store::SessionSummary> Catalog::Describe(const std::string& session_id) const {
-  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, Open(/*create=*/false));
+  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, Open(Access::kExisting));
   return store->Describe(session_id);
 }
 
 Result<store::EventSource> Catalog::Stored(const std::string& session_id) const {
-  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, Open(/*create=*/false));
+  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, Open(Access::kExisting));
   return store::EventSource::Stored(std::move(store), session_id);
 }
 

@@ -1,8 +1,9 @@
 // Catalog: a retrace database and the sessions in it, as every front end
-// (the CLI and MCP now; ACP and the web viewer next) opens and names them. The
-// front ends hand it what only they may read — the database path from their
-// flags or environment, the wall clock — and call the use cases below it
-// (service/replay.h) instead of composing the store themselves.
+// (cli, mcp, acp) opens and names them. The front ends hand it what only they
+// may read — the database's location from their flags or environment, the
+// wall clock — and call the use cases of service/ with it instead of
+// composing the store themselves. Open() is the one place a location becomes
+// a store: a second backend plugs in there.
 #ifndef RETRACE_SERVICE_CATALOG_H_
 #define RETRACE_SERVICE_CATALOG_H_
 
@@ -15,6 +16,7 @@
 
 #include "engine/base/status.h"
 #include "engine/json/value.h"
+#include "query/sql_query.h"
 #include "store/event_source.h"
 #include "store/event_store.h"
 
@@ -25,6 +27,13 @@ struct CatalogOptions {
   store::Durability durability = store::Durability::kFull;
   // Stamps the migration ledger (Unix ms): the front end's clock.
   std::function<int64_t()> now_ms = [] { return int64_t{0}; };
+};
+
+// How a use case opens the database.
+enum class Access {
+  kCreate,    // an existing database, or a new one made when there is none (writers)
+  kExisting,  // an existing database at this binary's schema version; NotFound when there is none
+  kMigrate,   // as kCreate, with pending migrations applied to an existing one first
 };
 
 struct SessionQuery {
@@ -50,9 +59,14 @@ class Catalog {
   const std::string& db_path() const { return options_.db_path; }
   store::Durability durability() const { return options_.durability; }
 
-  // Opens the database: `create` makes a new one when there is none,
-  // `migrate` applies pending migrations to an existing one.
-  Result<std::unique_ptr<store::EventStore>> Open(bool create = true, bool migrate = false) const;
+  // Opens the database for `access`. A database that needs migrating is
+  // refused with the hint to run `retrace migrate` (Unsupported), one from a
+  // newer retrace too.
+  Result<std::unique_ptr<store::EventStore>> Open(Access access) const;
+  // Opens an existing database read-only, for SQL over its views (queries,
+  // audits, search): SQLite refuses writes, and query/sql_query.h refuses
+  // them by name first.
+  Result<query::ReadOnlyDb> OpenReadOnly() const;
 
   // What a replay names (store::EventSource::Resolve): a log file, or a
   // session of this database (opened only then, never created).

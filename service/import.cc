@@ -28,7 +28,7 @@ Result<std::vector<std::string>> LogFiles(const std::vector<std::string>& inputs
 Result<ImportSummary> ImportLogs(const Catalog& catalog, const std::vector<std::string>& inputs,
                                  const ImportListener& listener) {
   ASSIGN_OR_RETURN(std::vector<std::string> files, LogFiles(inputs));
-  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, catalog.Open());
+  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, catalog.Open(Access::kCreate));
   ImportSummary summary;
   summary.files = files.size();
   for (const std::string& path : files) {

@@ -37,7 +37,7 @@ Result<std::unique_ptr<LiveSession>> LiveSession::Open(const Catalog& catalog, L
   }
   ASSIGN_OR_RETURN(tools::Workspace workspace, tools::Workspace::Open(options.workspace));
   auto parts = std::make_unique<Parts>(Parts{.store = nullptr, .log = nullptr, .jobs = nullptr, .host = {.workspace = workspace}});
-  ASSIGN_OR_RETURN(parts->store, catalog.Open());
+  ASSIGN_OR_RETURN(parts->store, catalog.Open(Access::kCreate));
   if (catalog.durability() == store::Durability::kNormal) {
     // `normal` asks an acknowledged call to survive a crash of the process:
     // a journal write gives that, with the commit behind the answer.

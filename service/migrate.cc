@@ -35,14 +35,14 @@ Result<MigrateOutcome> Migrate(const Catalog& catalog, const std::function<std::
     outcome.backup = path;
     outcome.backup_version = before.current_version;
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, catalog.Open(/*create=*/true, /*migrate=*/true));
+  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, catalog.Open(Access::kMigrate));
   ASSIGN_OR_RETURN(outcome.version, store->SchemaVersion());
   return outcome;
 }
 
 Result<RewriteOutcome> RewriteVerified(const Catalog& catalog, const std::string& out,
                                        const std::function<void(int64_t, int64_t)>& progress) {
-  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, catalog.Open(/*create=*/false));
+  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, catalog.Open(Access::kExisting));
   std::error_code ec;
   if (std::filesystem::exists(out, ec)) return Status::AlreadyExists(out + " already exists");
   const std::string partial = out + ".partial";

@@ -44,7 +44,7 @@ TEST(ReplayServiceTest, CardsAreTheGoldenDocumentWhateverTheSourceThreadsOrDrain
   TempDir dir;
   Catalog catalog({.db_path = dir / "t.db"});
   {
-    auto store = catalog.Open();
+    auto store = catalog.Open(Access::kCreate);
     ASSERT_TRUE(store.ok()) << store.status().message();
     for (const std::string& f : retrace::testing::RawFixtures()) {
       if (f.ends_with(".crashed.jsonl")) continue;  // its repaired twin shares the session id
@@ -104,7 +104,7 @@ TEST(ReplayServiceTest, TranscriptTextAndHtmlAreTheGoldenWhateverTheSourceOrDrai
     ASSERT_TRUE(file.ok()) << file.status().message();
     std::vector<store::EventSource> sources{*file};
     if (!name.ends_with(".crashed.jsonl")) {  // its repaired twin shares the session id
-      auto store = catalog.Open();
+      auto store = catalog.Open(Access::kCreate);
       ASSERT_TRUE(store.ok()) << store.status().message();
       ASSERT_TRUE(store::ImportJsonl(**store, log).ok()) << log;
       auto stored = catalog.Resolve(file->session_id());
@@ -158,7 +158,7 @@ TEST(CatalogTest, ListsSessionsAsJsonAndSaysWhenThereIsNoDatabase) {
   EXPECT_EQ(catalog.Resolve("some-session").status().code(), Status::Code::kNotFound);  // never created
   EXPECT_FALSE(std::filesystem::exists(dir / "t.db"));
   {
-    auto store = catalog.Open();
+    auto store = catalog.Open(Access::kCreate);
     ASSERT_TRUE(store.ok());
     ASSERT_TRUE(store::ImportJsonl(**store, FixturePath("c01-fs-read.jsonl")).ok());
   }

@@ -2,11 +2,13 @@
 
 #include <array>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "engine/base/lexical_path.h"
 #include "engine/json/lenient.h"
 #include "engine/json/writer.h"
+#include "presenters/card_reader.h"
 
 namespace retrace::acp {
 namespace {
@@ -31,32 +33,36 @@ Value Chunk(std::string_view tag, std::string text, const Value& row) {
   return Value::MakeObject({{"sessionUpdate", tag}, {"content", Text(std::move(text))}, {"messageId", MessageId(row)}});
 }
 
-std::string_view CardType(const Value* card) { return StrView(card ? Get(*card, "card") : nullptr); }
+using presenters::CardView;
 
-std::string_view KindOf(const Value* pending, const Value* result) {
-  const std::string_view r = CardType(result);
-  if (r == "read" || r == "search") return r;
-  if (r == "diff") return "edit";
-  if (r == "terminal") return "execute";
-  if (r == "web") return "fetch";
-  const std::string_view p = CardType(pending);
-  if (p == "diff") return "edit";
-  if (p == "terminal") return "execute";
-  const std::string_view kind = StrView(pending ? Get(*pending, "kind") : nullptr);
-  return IsToolKind(kind) ? kind : "other";
+// A tool row's cards: nullptr when it has none (yet).
+struct Cards {
+  std::optional<CardView> pending, result;
+};
+
+std::string_view KindOf(const Cards& cards) {
+  const std::string_view r = cards.result ? cards.result->kind : "";
+  if (r == presenters::kReadCard || r == presenters::kSearchCard) return r;
+  if (r == presenters::kDiffCard) return "edit";
+  if (r == presenters::kTerminalCard) return "execute";
+  if (r == presenters::kWebCard) return "fetch";
+  if (!cards.pending) return "other";
+  if (cards.pending->As<presenters::DiffCard>()) return "edit";
+  if (cards.pending->As<presenters::TerminalCard>()) return "execute";
+  const auto* generic = cards.pending->As<presenters::GenericCard>();
+  return generic && IsToolKind(generic->kind) ? generic->kind : "other";
 }
 
-std::string TitleOf(const Value* pending, const Value* result, std::string_view name) {
-  for (const Value* card : {pending, result}) {
-    const std::string_view title = StrView(card ? Get(*card, "title") : nullptr);
-    if (!title.empty()) return std::string(title);
+std::string TitleOf(const Cards& cards, std::string_view name) {
+  for (const std::optional<CardView>* card : {&cards.pending, &cards.result}) {
+    if (*card && !(*card)->title.empty()) return std::string((*card)->title);
   }
   return std::string(name);
 }
 
 // A line ACP takes: an integer in uint32's range.
-bool IsLine(const Value* line) {
-  if (!line || !line->is_number()) return false;
+bool IsLine(presenters::Number line) {
+  if (!line) return false;
   const double d = line->as_number();
   return d >= 0 && d <= 4294967295.0 && std::floor(d) == d;
 }
@@ -64,16 +70,12 @@ bool IsLine(const Value* line) {
 class Locations {
  public:
   explicit Locations(std::string_view cwd) : cwd_(cwd) {}
-  void Add(std::string_view path, const Value* line) {
+  void Add(std::string_view path, presenters::Number line) {
     std::string abs = AbsolutePath(path, cwd_);
     if (abs.empty() || out_.size() >= kMax) return;
     Value loc = Value::MakeObject({{"path", std::move(abs)}});
     if (IsLine(line)) loc.Set("line", *line);
     out_.push_back(std::move(loc));
-  }
-  void AddAll(const Value* locations) {
-    if (!locations || !locations->is_array()) return;
-    for (const Value& loc : locations->as_array()) Add(StrView(Get(loc, "path")), Get(loc, "line"));
   }
   bool empty() const { return out_.empty(); }
   Value Take() { return Value(std::move(out_)); }
@@ -84,30 +86,29 @@ class Locations {
   Value::Array out_;
 };
 
-Value LocationsOf(const Value* pending, const Value* result, std::string_view cwd) {
+// The result's diff, else the pending one's (an edit whose result is not a diff).
+const presenters::DiffCard* DiffOf(const Cards& cards) {
+  const presenters::DiffCard* diff = cards.result ? cards.result->As<presenters::DiffCard>() : nullptr;
+  if (!diff && cards.pending) diff = cards.pending->As<presenters::DiffCard>();
+  return diff;
+}
+
+Value LocationsOf(const Cards& cards, std::string_view cwd) {
   Locations out(cwd);
-  out.AddAll(pending ? Get(*pending, "locations") : nullptr);
+  if (cards.pending) {
+    for (const presenters::CardLocation& loc : cards.pending->locations) out.Add(loc.path, loc.line);
+  }
   if (!out.empty()) return out.Take();
-  const std::string_view r = CardType(result);
-  if (r == "read") {
-    out.Add(StrView(Get(*result, "path")), Get(*result, "offset"));
-  } else if (r == "diff" || CardType(pending) == "diff") {
-    const Value* diffs = Get(r == "diff" ? *result : *pending, "diffs");
-    if (diffs && diffs->is_array()) {
-      for (const Value& d : diffs->as_array()) out.Add(StrView(Get(d, "path")), nullptr);
+  const CardView* result = cards.result ? &*cards.result : nullptr;
+  if (const auto* read = result ? result->As<presenters::ReadCardView>() : nullptr) {
+    out.Add(read->path, read->offset);
+  } else if (const presenters::DiffCard* diff = DiffOf(cards)) {
+    for (const presenters::FileDiffView& d : diff->diffs) out.Add(d.path, nullptr);
+  } else if (const auto* search = result ? result->As<presenters::SearchCard>() : nullptr) {
+    for (const presenters::SearchFile& f : search->files) {
+      out.Add(f.path, f.matches.empty() ? nullptr : f.matches.front().line_number);
     }
-  } else if (r == "search") {
-    if (const Value* files = Get(*result, "files"); files && files->is_array()) {
-      for (const Value& f : files->as_array()) {
-        const Value* matches = Get(f, "matches");
-        const Value* first = matches && matches->is_array() && !matches->as_array().empty()
-                                 ? &matches->as_array().front()
-                                 : nullptr;
-        out.Add(StrView(Get(f, "path")), first ? Get(*first, "lineNumber") : nullptr);
-      }
-    } else if (const Value* paths = Get(*result, "paths"); paths && paths->is_array()) {
-      for (const Value& p : paths->as_array()) out.Add(StrView(&p), nullptr);
-    }
+    for (std::string_view path : search->paths) out.Add(path, nullptr);
   }
   return out.Take();
 }
@@ -155,18 +156,14 @@ void AddBlocks(const Value* content, Value::Array& out) {
   for (const Value& b : content->as_array()) out.push_back(ContentItem(Block(b)));
 }
 
-void AddDiffs(const Value& card, std::string_view cwd, Value::Array& out) {
-  const Value* diffs = Get(card, "diffs");
-  if (!diffs || !diffs->is_array()) return;
-  for (const Value& d : diffs->as_array()) {
-    std::string path = AbsolutePath(StrView(Get(d, "path")), cwd);
-    const Value* new_text = Get(d, "newText");
-    if (path.empty() || !new_text || !new_text->is_string()) continue;
-    const Value* old_text = Get(d, "oldText");
+void AddDiffs(const presenters::DiffCard& card, std::string_view cwd, Value::Array& out) {
+  for (const presenters::FileDiffView& d : card.diffs) {
+    std::string path = AbsolutePath(d.path, cwd);
+    if (path.empty() || !d.new_text) continue;
     out.push_back(Value::MakeObject({{"type", "diff"},
                                      {"path", std::move(path)},
-                                     {"oldText", old_text && old_text->is_string() ? *old_text : Value()},
-                                     {"newText", *new_text}}));
+                                     {"oldText", d.old_text ? Value(std::string(*d.old_text)) : Value()},
+                                     {"newText", std::string(*d.new_text)}}));
   }
 }
 
@@ -180,14 +177,16 @@ std::string Fence(std::string_view text) {
   return std::string(std::max<size_t>(3, longest + 1), '`');
 }
 
-std::string ExitText(const Value& card) {
-  if (const Value* code = Get(card, "exitCode"); code && code->is_number()) return "exit code " + json::Serialize(*code);
-  if (const Value* signal = Get(card, "signal"); signal && signal->is_string()) return "signal " + signal->as_string();
+std::string NumberText(presenters::Number n) { return n ? json::Serialize(*n) : std::string("?"); }
+
+std::string ExitText(const presenters::TerminalCard& card) {
+  if (card.exit_code) return "exit code " + json::Serialize(*card.exit_code);
+  if (card.signal) return "signal " + std::string(*card.signal);
   return "";
 }
 
-std::string ConsoleText(const Value& card) {
-  std::string output(StrView(Get(card, "output")));
+std::string ConsoleText(const presenters::TerminalCard& card) {
+  std::string output(card.output);
   while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
   const std::string fence = Fence(output);
   std::string text = fence + "console\n" + output + "\n" + fence;
@@ -195,95 +194,71 @@ std::string ConsoleText(const Value& card) {
   return text;
 }
 
-std::string ReadText(const Value& card) {
+std::string ReadText(const presenters::ReadCardView& card) {
   std::string text;
-  if (const Value* content = Get(card, "content"); content && content->is_array()) {
-    for (const Value& b : content->as_array()) {
+  if (card.content) {
+    for (const Value& b : card.content->as_array()) {
       if (StrView(Get(b, "type")) != "text") continue;
       if (!text.empty()) text += "\n\n";
       text += StrView(Get(b, "text"));
     }
     if (!text.empty()) return text;
   }
-  if (const Value* lines = Get(card, "lines"); lines && lines->is_array()) {
-    for (const Value& line : lines->as_array()) {
-      const Value* number = Get(line, "number");
-      text += (number ? json::Serialize(*number) : std::string("?")) + ": " + std::string(StrView(Get(line, "text"))) + "\n";
-    }
-  }
+  for (const presenters::ReadLine& line : card.lines) text += NumberText(line.number) + ": " + std::string(line.text) + "\n";
   return text;
 }
 
-std::string SearchText(const Value& card) {
+std::string SearchText(const presenters::SearchCard& card) {
   std::string text;
-  if (const Value* files = Get(card, "files"); files && files->is_array()) {
-    for (const Value& f : files->as_array()) {
-      const std::string path(StrView(Get(f, "path")));
-      const Value* matches = Get(f, "matches");
-      if (!matches || !matches->is_array()) continue;
-      for (const Value& m : matches->as_array()) {
-        const Value* n = Get(m, "lineNumber");
-        text += path + ":" + (n ? json::Serialize(*n) : std::string("?")) + ": " + std::string(StrView(Get(m, "line"))) +
-                "\n";
-      }
+  for (const presenters::SearchFile& f : card.files) {
+    for (const presenters::SearchMatch& m : f.matches) {
+      text += std::string(f.path) + ":" + NumberText(m.line_number) + ": " + std::string(m.line) + "\n";
     }
-  } else if (const Value* paths = Get(card, "paths"); paths && paths->is_array()) {
-    for (const Value& p : paths->as_array()) text += std::string(StrView(&p)) + "\n";
   }
+  for (std::string_view path : card.paths) text += std::string(path) + "\n";
   if (text.empty()) text = "No matches.\n";
-  const Value* truncated = Get(card, "truncated");
-  if (truncated && truncated->is_bool() && truncated->as_bool()) {
-    const Value* total = Get(card, "total");
-    text += "(truncated" + (total ? "; " + json::Serialize(*total) + " in all" : std::string()) + ")\n";
-  }
+  if (card.truncated) text += "(truncated" + (card.total ? "; " + json::Serialize(*card.total) + " in all" : std::string()) + ")\n";
   return text;
 }
 
-std::string WebText(const Value& card) {
+std::string WebText(const presenters::WebCard& card) {
   std::string text;
-  if (StrView(Get(card, "kind")) == "fetch") {
-    text = "Fetched " + std::string(StrView(Get(card, "url")));
-    if (const Value* status = Get(card, "statusCode")) text += " (HTTP " + json::Serialize(*status) + ")";
+  if (card.fetch) {
+    text = "Fetched " + std::string(card.url);
+    if (card.status_code) text += " (HTTP " + json::Serialize(*card.status_code) + ")";
     text += "\n";
   } else {
-    if (const Value* answer = Get(card, "answer"); answer && answer->is_string()) text += answer->as_string() + "\n\n";
-    if (const Value* sources = Get(card, "sources"); sources && sources->is_array()) {
-      for (const Value& s : sources->as_array()) {
-        const std::string_view title = StrView(Get(s, "title"));
-        text += "- " + std::string(title.empty() ? StrView(Get(s, "url")) : title) + " <" +
-                std::string(StrView(Get(s, "url"))) + ">\n";
-        if (const Value* snippet = Get(s, "snippet"); snippet && snippet->is_string()) {
-          text += "  " + snippet->as_string() + "\n";
-        }
-      }
+    if (card.answer) text += std::string(*card.answer) + "\n\n";
+    for (const presenters::WebSource& s : card.sources) {
+      text += "- " + std::string(s.title.empty() ? s.url : s.title) + " <" + std::string(s.url) + ">\n";
+      if (s.snippet) text += "  " + std::string(*s.snippet) + "\n";
     }
   }
-  const Value* truncated = Get(card, "truncated");
-  if (truncated && truncated->is_bool() && truncated->as_bool()) text += "(truncated)\n";
+  if (card.truncated) text += "(truncated)\n";
   return text;
 }
 
-Value::Array ContentOf(const Value* pending, const Value* result, std::string_view cwd) {
+Value::Array ContentOf(const Cards& cards, std::string_view cwd) {
   Value::Array out;
-  const Value* card = result ? result : pending;  // the completed view replaces the pending card
+  // The completed view replaces the pending card.
+  const CardView* card = cards.result ? &*cards.result : cards.pending ? &*cards.pending : nullptr;
   if (!card) return out;
-  const std::string_view type = CardType(card);
-  if (type == "diff") {
-    AddDiffs(*card, cwd, out);
-  } else if (type == "terminal") {
-    if (card == result) {
-      out.push_back(ContentItem(Text(ConsoleText(*card))));
-    } else if (const Value* description = Get(*card, "description"); description && description->is_string()) {
-      out.push_back(ContentItem(Text(description->as_string())));
+  if (const auto* diff = card->As<presenters::DiffCard>()) {
+    AddDiffs(*diff, cwd, out);
+  } else if (const auto* terminal = card->As<presenters::TerminalCard>()) {
+    if (cards.result) {
+      out.push_back(ContentItem(Text(ConsoleText(*terminal))));
+    } else if (card->description) {
+      out.push_back(ContentItem(Text(std::string(*card->description))));
     }
-  } else if (type == "read") {
-    out.push_back(ContentItem(Text(ReadText(*card))));
-  } else if (type == "search") {
-    out.push_back(ContentItem(Text(SearchText(*card))));
-  } else if (type == "web") {
-    out.push_back(ContentItem(Text(WebText(*card))));
+  } else if (const auto* read = card->As<presenters::ReadCardView>()) {
+    out.push_back(ContentItem(Text(ReadText(*read))));
+  } else if (const auto* search = card->As<presenters::SearchCard>()) {
+    out.push_back(ContentItem(Text(SearchText(*search))));
+  } else if (const auto* web = card->As<presenters::WebCard>()) {
+    out.push_back(ContentItem(Text(WebText(*web))));
   } else {
-    AddBlocks(Get(*card, "content"), out);
+    AddBlocks(card->As<presenters::GenericCard>()->content, out);
   }
   return out;
 }
@@ -291,29 +266,33 @@ Value::Array ContentOf(const Value* pending, const Value* result, std::string_vi
 std::string_view StatusOf(const Value& row) {
   const Value* result = Get(row, "result");
   if (!result || result->is_null()) return "pending";
-  const Value* is_error = Get(row, "isError");
-  return is_error && is_error->is_bool() && is_error->as_bool() ? "failed" : "completed";
+  return json::True(Get(row, "isError")) ? "failed" : "completed";
+}
+
+// The row's card `key` when it is one (an object).
+std::optional<CardView> CardAt(const Value& row, std::string_view key) {
+  const Value* card = Get(row, key);
+  if (!card || !card->is_object()) return std::nullopt;
+  return presenters::ReadCard(*card);
 }
 
 void ToolUpdates(const Value& row, const UpdateOptions& options, const EmitUpdate& emit) {
   const std::string id(StrView(Get(row, "callId")));
   const std::string_view name = StrView(Get(row, "name"));
-  const Value* pending = Get(row, "pending");
-  const Value* result = Get(row, "result");
-  if (pending && !pending->is_object()) pending = nullptr;
-  if (result && !result->is_object()) result = nullptr;
+  const Cards cards{CardAt(row, "pending"), CardAt(row, "result")};
   Value call = Value::MakeObject({{"sessionUpdate", "tool_call"},
                                   {"toolCallId", id},
-                                  {"title", TitleOf(pending, result, name)},
-                                  {"kind", KindOf(pending, result)},
+                                  {"title", TitleOf(cards, name)},
+                                  {"kind", KindOf(cards)},
                                   {"status", StatusOf(row)}});
   if (!name.empty()) call.Set("name", name);
-  if (Value locations = LocationsOf(pending, result, options.cwd); !locations.as_array().empty()) {
+  if (Value locations = LocationsOf(cards, options.cwd); !locations.as_array().empty()) {
     call.Set("locations", std::move(locations));
   }
   call.Set("rawInput", Get(row, "args") ? *Get(row, "args") : Value());
-  if (!(options.terminal_output && CardType(result) == "terminal")) {
-    call.Set("content", Value(ContentOf(pending, result, options.cwd)));
+  const auto* terminal = cards.result ? cards.result->As<presenters::TerminalCard>() : nullptr;
+  if (!(options.terminal_output && terminal)) {
+    call.Set("content", Value(ContentOf(cards, options.cwd)));
     emit(std::move(call));
     return;
   }
@@ -326,13 +305,10 @@ void ToolUpdates(const Value& row, const UpdateOptions& options, const EmitUpdat
   emit(Value::MakeObject(
       {{"sessionUpdate", "tool_call_update"},
        {"toolCallId", id},
-       {"_meta", Value::MakeObject({{"terminal_output",
-                                     Value::MakeObject({{"terminal_id", id}, {"data", StrView(Get(*result, "output"))}})}})}}));
-  const Value* code = Get(*result, "exitCode");
-  const Value* signal = Get(*result, "signal");
+       {"_meta", Value::MakeObject({{"terminal_output", Value::MakeObject({{"terminal_id", id}, {"data", terminal->output}})}})}}));
   Value exit = Value::MakeObject({{"terminal_id", id},
-                                  {"exit_code", code && code->is_number() ? *code : Value()},
-                                  {"signal", signal && signal->is_string() ? *signal : Value()}});
+                                  {"exit_code", terminal->exit_code ? *terminal->exit_code : Value()},
+                                  {"signal", terminal->signal ? Value(std::string(*terminal->signal)) : Value()}});
   emit(Value::MakeObject({{"sessionUpdate", "tool_call_update"},
                           {"toolCallId", id},
                           {"status", status},

@@ -3,12 +3,12 @@
 #include "engine/json/writer.h"
 #include "engine/json/lenient.h"
 #include "engine/replay/transcript.h"
+#include "presenters/card_reader.h"
 
 namespace retrace::replay {
 namespace {
 
 using json::Value;
-
 
 std::string Escape(std::string_view s) {
   std::string out;
@@ -87,12 +87,11 @@ void Content(Page& p, const Value* content) {
   }
 }
 
-void Diffs(Page& p, const Value* diffs) {
-  if (!diffs || !diffs->is_array()) return;
+void Diffs(Page& p, const presenters::DiffCard& card) {
   p.Raw("<div class=\"diff\">");
-  for (const Value& d : diffs->as_array()) {
+  for (const presenters::FileDiffView& d : card.diffs) {
     p.Raw("<div class=\"path\">");
-    p.Text(Str(Get(d, "path")));
+    p.Text(d.path);
     p.Raw("</div><pre>");
     auto lines = [&](std::string_view text, const char* cls, const char* sign) {
       if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
@@ -106,109 +105,108 @@ void Diffs(Page& p, const Value* diffs) {
         start = end + 1;
       }
     };
-    if (const Value* old_text = Get(d, "oldText"); old_text && old_text->is_string()) lines(old_text->as_string(), "del", "- ");
-    lines(Str(Get(d, "newText")), "add", "+ ");
+    if (d.old_text) lines(*d.old_text, "del", "- ");
+    lines(d.new_text.value_or(""), "add", "+ ");
     p.Raw("</pre>");
   }
   p.Raw("</div>");
 }
 
-void Result(Page& p, const Value& card) {
-  const std::string kind = Str(Get(card, "card"));
-  if (kind == "terminal") {
-    Pre(p, Str(Get(card, "output")));
-    if (const Value* sig = Get(card, "signal")) {
-      p.Raw("<div class=\"exit bad\">killed by signal ");
-      p.Text(Str(sig));
-      p.Raw("</div>");
-    } else {
-      const std::string code = Num(Get(card, "exitCode"));
-      p.Raw(std::string("<div class=\"exit") + (code == "0" ? "" : " bad") + "\">exit ");
-      p.Text(code);
-      p.Raw("</div>");
-    }
-  } else if (kind == "diff") {
-    Diffs(p, Get(card, "diffs"));
-  } else if (kind == "read") {
-    p.Raw("<div class=\"exit\">");
-    p.Text(Str(Get(card, "path")) + " · " + Num(Get(card, "totalLines")) + " lines");
-    p.Raw("</div><div class=\"lines\">");
-    if (const Value* lines = Get(card, "lines"); lines && lines->is_array()) {
-      for (const Value& l : lines->as_array()) {
-        p.Raw("<div><span class=\"n\">");
-        p.Text(Num(Get(l, "number")));
-        p.Raw("</span>");
-        p.Text(Str(Get(l, "text")));
-        p.Raw("</div>");
-      }
-    }
-    p.Raw("</div>");
-  } else if (kind == "search") {
-    p.Raw("<ul>");
-    if (const Value* files = Get(card, "files"); files && files->is_array()) {
-      for (const Value& f : files->as_array()) {
-        p.Raw("<li><b>");
-        p.Text(Str(Get(f, "path")));
-        p.Raw("</b><ul>");
-        if (const Value* ms = Get(f, "matches"); ms && ms->is_array()) {
-          for (const Value& m : ms->as_array()) {
-            p.Raw("<li><code>");
-            p.Text(Num(Get(m, "lineNumber")) + ": " + Str(Get(m, "line")));
-            p.Raw("</code></li>");
-          }
-        }
-        p.Raw("</ul></li>");
-      }
-    } else if (const Value* paths = Get(card, "paths"); paths && paths->is_array()) {
-      for (const Value& path : paths->as_array()) {
-        p.Raw("<li><code>");
-        p.Text(Str(&path));
-        p.Raw("</code></li>");
-      }
-    }
-    p.Raw("</ul><div class=\"exit\">");
-    p.Text(Num(Get(card, "total")) + " total" + (True(Get(card, "truncated")) ? ", truncated" : ""));
-    p.Raw("</div>");
-  } else if (kind == "web") {
-    if (Str(Get(card, "kind")) == "fetch") {
-      p.Raw("<div class=\"exit\">");
-      p.Text(Str(Get(card, "url")) + " → " + Num(Get(card, "statusCode")));
-      p.Raw("</div>");
-    } else {
-      if (const Value* answer = Get(card, "answer")) Pre(p, Str(answer));
-      p.Raw("<ul>");
-      if (const Value* sources = Get(card, "sources"); sources && sources->is_array()) {
-        for (const Value& s : sources->as_array()) {
-          p.Raw("<li>");
-          p.Text(Str(Get(s, "title")) + " — " + Str(Get(s, "url")));
-          p.Raw("</li>");
-        }
-      }
-      p.Raw("</ul>");
-    }
+void Exit(Page& p, std::string_view text, bool bad = false) {
+  p.Raw(bad ? "<div class=\"exit bad\">" : "<div class=\"exit\">");
+  p.Text(text);
+  p.Raw("</div>");
+}
+
+void Terminal(Page& p, const presenters::TerminalCard& card) {
+  Pre(p, card.output);
+  if (card.signal) {
+    Exit(p, "killed by signal " + std::string(*card.signal), true);
   } else {
-    Content(p, Get(card, "content"));
+    const std::string code = Num(card.exit_code);
+    Exit(p, "exit " + code, code != "0");
+  }
+}
+
+void Read(Page& p, const presenters::ReadCardView& card) {
+  Exit(p, std::string(card.path) + " · " + Num(card.total_lines) + " lines");
+  p.Raw("<div class=\"lines\">");
+  for (const presenters::ReadLine& l : card.lines) {
+    p.Raw("<div><span class=\"n\">");
+    p.Text(Num(l.number));
+    p.Raw("</span>");
+    p.Text(l.text);
+    p.Raw("</div>");
+  }
+  p.Raw("</div>");
+}
+
+void Search(Page& p, const presenters::SearchCard& card) {
+  p.Raw("<ul>");
+  for (const presenters::SearchFile& f : card.files) {
+    p.Raw("<li><b>");
+    p.Text(f.path);
+    p.Raw("</b><ul>");
+    for (const presenters::SearchMatch& m : f.matches) {
+      p.Raw("<li><code>");
+      p.Text(Num(m.line_number) + ": " + std::string(m.line));
+      p.Raw("</code></li>");
+    }
+    p.Raw("</ul></li>");
+  }
+  for (std::string_view path : card.paths) {
+    p.Raw("<li><code>");
+    p.Text(path);
+    p.Raw("</code></li>");
+  }
+  p.Raw("</ul>");
+  Exit(p, Num(card.total) + " total" + (card.truncated ? ", truncated" : ""));
+}
+
+void Web(Page& p, const presenters::WebCard& card) {
+  if (card.fetch) {
+    Exit(p, std::string(card.url) + " → " + Num(card.status_code));
+    return;
+  }
+  if (card.answer) Pre(p, *card.answer);
+  p.Raw("<ul>");
+  for (const presenters::WebSource& s : card.sources) {
+    p.Raw("<li>");
+    p.Text(std::string(s.title) + " — " + std::string(s.url));
+    p.Raw("</li>");
+  }
+  p.Raw("</ul>");
+}
+
+void Result(Page& p, const Value& json) {
+  const presenters::CardView card = presenters::ReadCard(json);
+  if (const auto* terminal = card.As<presenters::TerminalCard>()) {
+    Terminal(p, *terminal);
+  } else if (const auto* diff = card.As<presenters::DiffCard>()) {
+    Diffs(p, *diff);
+  } else if (const auto* read = card.As<presenters::ReadCardView>()) {
+    Read(p, *read);
+  } else if (const auto* search = card.As<presenters::SearchCard>()) {
+    Search(p, *search);
+  } else if (const auto* web = card.As<presenters::WebCard>()) {
+    Web(p, *web);
+  } else {
+    Content(p, card.As<presenters::GenericCard>()->content);
   }
 }
 
 void Tool(Page& p, const Value& row, bool out) {
-  const Value* pending = Get(row, "pending");
   const Value* result = Get(row, "result");
-  const bool failed = True(Get(row, "isError"));
+  const bool failed = json::True(Get(row, "isError"));
+  const presenters::CardView pending = presenters::ReadCard(Get(row, "pending"));
   p.Raw(std::string("<div class=\"row tool") + (failed ? " error" : "") + (out ? " out" : "") + "\"><span class=\"title\">");
-  p.Text(Str(pending ? Get(*pending, "title") : nullptr));
+  p.Text(pending.title);
   p.Raw("</span><span class=\"name\">");
   p.Text(Str(Get(row, "name")));
   p.Raw("</span>");
   if (out) p.Raw("<span class=\"badge\">out of context</span>");
-  if (pending) {
-    if (const Value* desc = Get(*pending, "description")) {
-      p.Raw("<div class=\"exit\">");
-      p.Text(Str(desc));
-      p.Raw("</div>");
-    }
-    if (Str(Get(*pending, "card")) == "diff" && (!result || result->is_null())) Diffs(p, Get(*pending, "diffs"));
-  }
+  if (pending.description) Exit(p, *pending.description);
+  if (const auto* diff = pending.As<presenters::DiffCard>(); diff && (!result || result->is_null())) Diffs(p, *diff);
   if (result && result->is_object()) {
     Result(p, *result);
   } else {

@@ -2,6 +2,7 @@
 #include "engine/json/writer.h"
 #include "engine/json/lenient.h"
 #include "engine/replay/transcript.h"
+#include "presenters/card_reader.h"
 
 namespace retrace::replay {
 namespace {
@@ -51,75 +52,79 @@ std::string ContentText(const Value* content) {
   return out;
 }
 
-void Diffs(Out& out, const Value* diffs) {
-  if (!diffs || !diffs->is_array()) return;
-  for (const Value& d : diffs->as_array()) {
-    out.Line("    " + Str(Get(d, "path")), kBold);
-    const Value* old_text = Get(d, "oldText");
-    if (old_text && old_text->is_string()) out.Lines(old_text->as_string(), "    - ", kRed);
-    out.Lines(Str(Get(d, "newText")), "    + ", kGreen);
+void Diffs(Out& out, const presenters::DiffCard& card) {
+  for (const presenters::FileDiffView& d : card.diffs) {
+    out.Line("    " + std::string(d.path), kBold);
+    if (d.old_text) out.Lines(*d.old_text, "    - ", kRed);
+    out.Lines(d.new_text.value_or(""), "    + ", kGreen);
   }
 }
 
-void ResultCard(Out& out, const Value& card, bool is_error) {
-  const std::string kind = Str(Get(card, "card"));
-  if (kind == "terminal") {
-    out.Lines(Str(Get(card, "output")), "    ");
-    if (const Value* sig = Get(card, "signal")) {
-      out.Line("    killed by signal " + Str(sig), kRed);
-    } else {
-      const std::string code = Num(Get(card, "exitCode"));
-      out.Line("    exit " + code, code == "0" ? kDim : kRed);
-    }
-  } else if (kind == "diff") {
-    Diffs(out, Get(card, "diffs"));
-  } else if (kind == "read") {
-    const Value* lines = Get(card, "lines");
-    out.Line("    " + Str(Get(card, "path")) + " (" + std::to_string(lines && lines->is_array() ? lines->as_array().size() : 0) +
-                 " of " + Num(Get(card, "totalLines")) + " lines)",
-             kDim);
-    if (lines && lines->is_array()) {
-      for (const Value& l : lines->as_array()) out.Line("    " + Num(Get(l, "number")) + "  " + Str(Get(l, "text")));
-    }
-  } else if (kind == "search") {
-    if (const Value* files = Get(card, "files"); files && files->is_array()) {
-      for (const Value& f : files->as_array()) {
-        out.Line("    " + Str(Get(f, "path")), kBold);
-        const Value* matches = Get(f, "matches");
-        if (!matches || !matches->is_array()) continue;
-        for (const Value& m : matches->as_array()) out.Line("      " + Num(Get(m, "lineNumber")) + ": " + Str(Get(m, "line")));
-      }
-    } else if (const Value* paths = Get(card, "paths"); paths && paths->is_array()) {
-      for (const Value& p : paths->as_array()) out.Line("    " + Str(&p));
-    }
-    const Value* truncated = Get(card, "truncated");
-    out.Line("    " + Num(Get(card, "total")) + " total" + (truncated && truncated->is_bool() && truncated->as_bool() ? ", truncated" : ""), kDim);
-  } else if (kind == "web") {
-    if (Str(Get(card, "kind")) == "fetch") {
-      out.Line("    " + Str(Get(card, "url")) + " → " + Num(Get(card, "statusCode")), kDim);
-    } else if (const Value* sources = Get(card, "sources"); sources && sources->is_array()) {
-      if (const Value* answer = Get(card, "answer")) out.Lines(Str(answer), "    ");
-      for (const Value& s : sources->as_array()) out.Line("    - " + Str(Get(s, "title")) + " " + Str(Get(s, "url")));
-    }
+void Terminal(Out& out, const presenters::TerminalCard& card) {
+  out.Lines(card.output, "    ");
+  if (card.signal) {
+    out.Line("    killed by signal " + std::string(*card.signal), kRed);
   } else {
-    out.Lines(ContentText(Get(card, "content")), "    ", is_error ? kRed : "");
+    const std::string code = Num(card.exit_code);
+    out.Line("    exit " + code, code == "0" ? kDim : kRed);
+  }
+}
+
+void Read(Out& out, const presenters::ReadCardView& card) {
+  out.Line("    " + std::string(card.path) + " (" + std::to_string(card.lines.size()) + " of " + Num(card.total_lines) +
+               " lines)",
+           kDim);
+  for (const presenters::ReadLine& l : card.lines) out.Line("    " + Num(l.number) + "  " + std::string(l.text));
+}
+
+void Search(Out& out, const presenters::SearchCard& card) {
+  for (const presenters::SearchFile& f : card.files) {
+    out.Line("    " + std::string(f.path), kBold);
+    for (const presenters::SearchMatch& m : f.matches) out.Line("      " + Num(m.line_number) + ": " + std::string(m.line));
+  }
+  for (std::string_view p : card.paths) out.Line("    " + std::string(p));
+  out.Line("    " + Num(card.total) + " total" + (card.truncated ? ", truncated" : ""), kDim);
+}
+
+void Web(Out& out, const presenters::WebCard& card) {
+  if (card.fetch) {
+    out.Line("    " + std::string(card.url) + " → " + Num(card.status_code), kDim);
+  } else if (card.has_sources) {
+    if (card.answer) out.Lines(*card.answer, "    ");
+    for (const presenters::WebSource& s : card.sources) out.Line("    - " + std::string(s.title) + " " + std::string(s.url));
+  }
+}
+
+void ResultCard(Out& out, const Value& json, bool is_error) {
+  const presenters::CardView card = presenters::ReadCard(json);
+  if (const auto* terminal = card.As<presenters::TerminalCard>()) {
+    Terminal(out, *terminal);
+  } else if (const auto* diff = card.As<presenters::DiffCard>()) {
+    Diffs(out, *diff);
+  } else if (const auto* read = card.As<presenters::ReadCardView>()) {
+    Read(out, *read);
+  } else if (const auto* search = card.As<presenters::SearchCard>()) {
+    Search(out, *search);
+  } else if (const auto* web = card.As<presenters::WebCard>()) {
+    Web(out, *web);
+  } else {
+    out.Lines(ContentText(card.As<presenters::GenericCard>()->content), "    ", is_error ? kRed : "");
   }
 }
 
 void ToolRow(Out& out, const Value& row, const std::string& marker) {
-  const Value* pending = Get(row, "pending");
   const Value* result = Get(row, "result");
-  const Value* is_error = Get(row, "isError");
-  const bool failed = is_error && is_error->is_bool() && is_error->as_bool();
-  const std::string status = !result || result->is_null() ? " (no result)" : failed ? " ✗" : " ✓";
-  out.Line("  ⚙ " + Str(pending ? Get(*pending, "title") : nullptr) + "  [" + Str(Get(row, "name")) + "]" + status + marker,
+  const bool failed = json::True(Get(row, "isError"));
+  const bool no_result = !result || result->is_null();
+  const std::string status = no_result ? " (no result)" : failed ? " ✗" : " ✓";
+  const presenters::CardView pending = presenters::ReadCard(Get(row, "pending"));
+  out.Line("  ⚙ " + std::string(pending.title) + "  [" + Str(Get(row, "name")) + "]" + status + marker,
            failed ? kRed : kCyan);
-  if (pending && Str(Get(*pending, "card")) == "diff" && (!result || result->is_null())) Diffs(out, Get(*pending, "diffs"));
+  if (const auto* diff = pending.As<presenters::DiffCard>(); diff && no_result) Diffs(out, *diff);
   if (result && result->is_object()) ResultCard(out, *result, failed);
   if (const Value* subs = Get(row, "subCalls"); subs && subs->is_array()) {
     for (const Value& sub : subs->as_array()) {
-      const Value* e = Get(sub, "isError");
-      out.Line("    ↳ " + Str(Get(sub, "name")) + (e && e->is_bool() && e->as_bool() ? " ✗" : " ✓"), kDim);
+      out.Line("    ↳ " + Str(Get(sub, "name")) + (json::True(Get(sub, "isError")) ? " ✗" : " ✓"), kDim);
       out.Lines(ContentText(Get(sub, "content")), "      ", kDim);
     }
   }

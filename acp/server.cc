@@ -102,7 +102,7 @@ Value Server::Initialize(const Value& params) {
   const Value* caps = Get(params, "clientCapabilities");
   const Value* meta = caps ? Get(*caps, "_meta") : nullptr;
   const Value* terminal = meta ? Get(*meta, "terminal_output") : nullptr;
-  terminal_output_ = terminal && terminal->is_bool() && terminal->as_bool();
+  terminal_output_ = json::True(terminal);
   Value agent = Value::MakeObject(
       {{"loadSession", true},
        {"promptCapabilities", Value::MakeObject({{"image", false}, {"audio", false}, {"embeddedContext", false}})},

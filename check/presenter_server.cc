@@ -1,5 +1,6 @@
 #include "check/presenter_server.h"
 
+#include "engine/json/lenient.h"
 #include "engine/json/parser.h"
 #include "engine/json/writer.h"
 
@@ -44,7 +45,7 @@ Value Present(const presenters::PresenterSet& set, bool call, const Value& param
     if (!content || !content->is_array()) return Error(-32602, "params.result.content is not an array");
     const Value* is_error = result->Find("isError");
     out = presenters::PresentResultOutcome(
-        *p, args, {content->as_array(), is_error && is_error->is_bool() && is_error->as_bool(), result->Find("meta")});
+        *p, args, {content->as_array(), json::True(is_error), result->Find("meta")});
   }
   if (out.how == presenters::Presented::kThrew) return Error(-32000, out.detail);
   failed = false;

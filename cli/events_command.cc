@@ -36,7 +36,7 @@ std::string Detail(const store::StoredEvent& e) {
     const json::Value* content = m != nullptr ? m->Find("content") : nullptr;
     if (content != nullptr && content->is_array() && !content->as_array().empty()) {
       const json::Value* is_error = content->as_array()[0].Find("isError");
-      if (is_error != nullptr && is_error->is_bool() && is_error->as_bool()) d += " error";
+      if (json::True(is_error)) d += " error";
     }
     return d;
   }

@@ -163,7 +163,7 @@ void SubCall(const log::Event& e, Writes& w) {
     return;
   }
   const Value* is_error = Get(&e.data, "isError");
-  const bool failed = is_error != nullptr && is_error->is_bool() && is_error->as_bool();
+  const bool failed = json::True(is_error);
   w.push_back({ReadModelOp::kSettleSubCall,
                {IdText(id->as_string()), Text(Get(&e.data, "name")), std::move(arguments), e.seq, e.time,
                 int64_t{failed}, failed ? SqlValue(ContentText(Get(&e.data, "content"))) : SqlValue(), Text(parent),

@@ -1,5 +1,6 @@
 #include "tools/bash_tool.h"
 
+#include "engine/json/lenient.h"
 #include "engine/json/writer.h"
 #include "engine/runtime/tool_error.h"
 #include "engine/schema/schema_spec.h"
@@ -229,7 +230,7 @@ Result<runtime::ToolDefinitionPtr> BashTool(const ToolHost& host) {
             const Value& args = run.arguments();
             CheckArgs(args);
             const Value* background = args.Find("run_in_background");
-            return background && background->is_bool() && background->as_bool() ? StartBackground(host, run, args)
+            return json::True(background) ? StartBackground(host, run, args)
                                                                                  : RunForeground(host, run, args);
           },
   };

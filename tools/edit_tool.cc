@@ -2,6 +2,7 @@
 
 #include "engine/schema/schema_spec.h"
 #include "tools/file_ops.h"
+#include "engine/json/lenient.h"
 #include "engine/json/js_text.h"
 #include "tools/line_diff.h"
 #include "tools/reference_tool.h"
@@ -70,7 +71,7 @@ Result<runtime::ToolDefinitionPtr> EditTool(const Workspace& workspace) {
                        const Value* all = args.Find("replace_all");
                        const std::string& path = v.Find("path")->as_string();
                        return runtime::TextContent(
-                           all && all->is_bool() && all->as_bool()
+                           json::True(all)
                                ? "The file " + path + " has been updated. All occurrences were successfully replaced."
                                : "The file " + path + " has been updated successfully.");
                      },

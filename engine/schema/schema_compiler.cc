@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/json/lenient.h"
 #include "engine/schema/raw_schema_check.h"
 #include "engine/schema/schema_error.h"
 
@@ -73,7 +74,7 @@ class Compiler {
   bool NodeAtDepth(const Value& spec, const std::string& p, bool is_property, Value& out) {
     if (!spec.is_object()) return Fail(p + " must be a value schema object");
     if (const Value* req = spec.Find("required");
-        is_property && req != nullptr && !(req->is_bool() && req->as_bool())) {
+        is_property && req != nullptr && !json::True(req)) {
       return Fail(p + ".required must be true when present");
     }
     const Value* type = spec.Find("type");

@@ -17,6 +17,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "engine/json/lenient.h"
 #include "engine/json/parser.h"
 #include "engine/json/value.h"
 #include "engine/json/writer.h"
@@ -54,7 +55,7 @@ Value ParseOrFail(const std::string& text) {
   return v.ok() ? *v : Value::MakeObject();
 }
 
-std::string Str(const Value* v) { return v && v->is_string() ? v->as_string() : ""; }
+using json::Str;
 const Value* At(const Value& v, std::string_view key) { return v.is_object() ? v.Find(key) : nullptr; }
 
 // What ACP's ToolKind must be for a card (docs/ACP.md's table).
@@ -122,7 +123,7 @@ class AcpTest : public ::testing::Test {
       EXPECT_EQ(json::Serialize(*At(call, "rawInput")), json::Serialize(*At(card, "args")));
       const Value* is_error = At(card, "isError");
       const std::string status = result.is_null() ? "pending"
-                                 : is_error && is_error->is_bool() && is_error->as_bool() ? "failed"
+                                 : json::True(is_error) ? "failed"
                                                                                           : "completed";
       const Value& last = *by_call[id].back();
       EXPECT_EQ(Str(At(last, "status")), status);

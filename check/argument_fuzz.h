@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "engine/json/value.h"
+#include <retrace/engine/json/value.h>
 
 namespace retrace::check {
 

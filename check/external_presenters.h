@@ -29,8 +29,8 @@
 #include <memory>
 #include <string>
 
-#include "engine/base/status.h"
-#include "presenters/presenter.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/presenters/presenter.h>
 
 namespace retrace::check {
 

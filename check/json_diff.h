@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/json/value.h"
+#include <retrace/engine/json/value.h>
 
 namespace retrace::check {
 

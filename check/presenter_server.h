@@ -12,8 +12,8 @@
 #include <iostream>
 #include <string>
 
-#include "engine/json/value.h"
-#include "presenters/presenter.h"
+#include <retrace/engine/json/value.h>
+#include <retrace/presenters/presenter.h>
 
 namespace retrace::check {
 

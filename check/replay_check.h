@@ -32,9 +32,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/json/value.h"
-#include "presenters/presenter.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/value.h>
+#include <retrace/presenters/presenter.h>
 
 namespace retrace::check {
 

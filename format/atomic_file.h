@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "engine/base/status.h"
-#include "engine/base/unique_fd.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/base/unique_fd.h>
 
 namespace retrace::format {
 

@@ -16,9 +16,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/json/value.h"
-#include "engine/log/event_log.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/log/event_log.h>
 
 namespace retrace::format {
 

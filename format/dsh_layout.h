@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/base/status.h"
+#include <retrace/engine/base/status.h>
 
 namespace retrace::format {
 

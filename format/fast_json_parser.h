@@ -16,10 +16,10 @@
 #include <optional>
 #include <string_view>
 
-#include "engine/base/status.h"
-#include "engine/json/value.h"
-#include "engine/log/event.h"
-#include "format/chunk_rows.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/log/event.h>
+#include <retrace/format/chunk_rows.h>
 
 namespace retrace::format {
 

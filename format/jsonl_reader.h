@@ -21,12 +21,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/log/event_log.h"
-#include "engine/log/session_header.h"
-#include "format/chunk_rows.h"
-#include "format/fast_json_parser.h"
-#include "format/line_source.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/log/event_log.h>
+#include <retrace/engine/log/session_header.h>
+#include <retrace/format/chunk_rows.h>
+#include <retrace/format/fast_json_parser.h>
+#include <retrace/format/line_source.h>
 
 namespace retrace::format {
 

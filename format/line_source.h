@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/base/status.h"
+#include <retrace/engine/base/status.h>
 
 namespace retrace::format {
 

@@ -17,7 +17,7 @@
 #include <optional>
 #include <thread>
 
-#include "engine/base/status.h"
+#include <retrace/engine/base/status.h>
 
 namespace retrace::format {
 

@@ -18,7 +18,7 @@
 #include <variant>
 #include <vector>
 
-#include "engine/json/value.h"
+#include <retrace/engine/json/value.h>
 
 namespace retrace::presenters {
 

@@ -19,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/json/value.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/value.h>
 
 namespace retrace::presenters {
 

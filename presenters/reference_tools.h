@@ -7,7 +7,7 @@
 #ifndef RETRACE_PRESENTERS_REFERENCE_TOOLS_H_
 #define RETRACE_PRESENTERS_REFERENCE_TOOLS_H_
 
-#include "presenters/presenter.h"
+#include <retrace/presenters/presenter.h>
 
 namespace retrace::presenters {
 

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <utility>
 
-#include "engine/json/value.h"
+#include <retrace/engine/json/value.h>
 
 namespace retrace::presenters {
 

@@ -49,8 +49,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/base/unique_fd.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/base/unique_fd.h>
 
 namespace retrace::store {
 

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "engine/base/status.h"
+#include <retrace/engine/base/status.h>
 
 namespace retrace::store {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/log/event.h"
+#include <retrace/engine/log/event.h>
 
 namespace retrace::store {
 

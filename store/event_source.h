@@ -27,9 +27,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/log/event.h"
-#include "store/event_store.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/log/event.h>
+#include <retrace/store/event_store.h>
 
 namespace retrace::store {
 

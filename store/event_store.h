@@ -34,13 +34,13 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/log/event_log.h"
-#include "engine/log/session_header.h"
-#include "store/event_id.h"
-#include "store/migrations.h"
-#include "store/schema_lock.h"
-#include "store/sqlite.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/log/event_log.h>
+#include <retrace/engine/log/session_header.h>
+#include <retrace/store/event_id.h>
+#include <retrace/store/migrations.h>
+#include <retrace/store/schema_lock.h>
+#include <retrace/store/sqlite.h>
 
 namespace retrace::store {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "engine/base/status.h"
-#include "store/event_store.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/store/event_store.h>
 
 namespace retrace::store {
 

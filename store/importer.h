@@ -16,9 +16,9 @@
 #include <optional>
 #include <string>
 
-#include "engine/base/status.h"
-#include "store/event_store.h"
-#include "format/jsonl_reader.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/store/event_store.h>
+#include <retrace/format/jsonl_reader.h>
 
 namespace retrace::store {
 

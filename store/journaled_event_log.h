@@ -41,11 +41,11 @@
 #include <thread>
 #include <vector>
 
-#include "engine/log/event_log.h"
-#include "store/append_journal.h"
-#include "store/event_store.h"
-#include "store/session_writer.h"
-#include "store/sqlite_event_log.h"
+#include <retrace/engine/log/event_log.h>
+#include <retrace/store/append_journal.h>
+#include <retrace/store/event_store.h>
+#include <retrace/store/session_writer.h>
+#include <retrace/store/sqlite_event_log.h>
 
 namespace retrace::store {
 

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "store/sqlite.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/store/sqlite.h>
 
 namespace retrace::store {
 

@@ -19,10 +19,10 @@
 #include <variant>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/log/event.h"
-#include "engine/log/surface_fold.h"
-#include "store/sqlite.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/log/event.h>
+#include <retrace/engine/log/surface_fold.h>
+#include <retrace/store/sqlite.h>
 
 namespace retrace::store {
 

@@ -11,8 +11,8 @@
 #include <functional>
 #include <string>
 
-#include "engine/base/status.h"
-#include "store/event_store.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/store/event_store.h>
 
 namespace retrace::store {
 

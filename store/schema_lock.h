@@ -15,8 +15,8 @@
 #include <chrono>
 #include <string>
 
-#include "engine/base/status.h"
-#include "engine/base/unique_fd.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/base/unique_fd.h>
 
 namespace retrace::store {
 

@@ -15,13 +15,13 @@
 #include <span>
 #include <string>
 
-#include "engine/log/event_log.h"
-#include "engine/log/session_checker.h"
-#include "store/event_columns.h"
-#include "store/event_store.h"
-#include "format/jsonl_reader.h"
-#include "store/read_model.h"
-#include "store/writer_lock.h"
+#include <retrace/engine/log/event_log.h>
+#include <retrace/engine/log/session_checker.h>
+#include <retrace/store/event_columns.h>
+#include <retrace/store/event_store.h>
+#include <retrace/format/jsonl_reader.h>
+#include <retrace/store/read_model.h>
+#include <retrace/store/writer_lock.h>
 
 namespace retrace::store {
 

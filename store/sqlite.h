@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/base/status.h"
+#include <retrace/engine/base/status.h>
 
 namespace retrace::store {
 

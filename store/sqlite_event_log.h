@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "engine/log/event_log.h"
-#include "store/event_store.h"
-#include "store/session_writer.h"
+#include <retrace/engine/log/event_log.h>
+#include <retrace/store/event_store.h>
+#include <retrace/store/session_writer.h>
 
 namespace retrace::store {
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/base/status.h"
+#include <retrace/engine/base/status.h>
 
 namespace retrace::store {
 

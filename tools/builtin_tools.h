@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "engine/runtime/tool_definition.h"
-#include "tools/tool_host.h"
+#include <retrace/engine/runtime/tool_definition.h>
+#include <retrace/tools/tool_host.h>
 
 namespace retrace::tools {
 

@@ -34,11 +34,11 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/json/value.h"
-#include "engine/runtime/cancellation.h"
-#include "engine/runtime/code_runner.h"
-#include "engine/schema/tools_sdk.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/runtime/cancellation.h>
+#include <retrace/engine/runtime/code_runner.h>
+#include <retrace/engine/schema/tools_sdk.h>
 
 namespace retrace::tools {
 

@@ -4,8 +4,8 @@
 #ifndef RETRACE_TOOLS_EDIT_TOOL_H_
 #define RETRACE_TOOLS_EDIT_TOOL_H_
 
-#include "engine/runtime/tool_definition.h"
-#include "tools/workspace.h"
+#include <retrace/engine/runtime/tool_definition.h>
+#include <retrace/tools/workspace.h>
 
 namespace retrace::tools {
 

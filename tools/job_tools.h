@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "engine/runtime/tool_definition.h"
-#include "tools/jobs.h"
+#include <retrace/engine/runtime/tool_definition.h>
+#include <retrace/tools/jobs.h>
 
 namespace retrace::tools {
 

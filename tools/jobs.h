@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/json/value.h"
-#include "engine/runtime/cancellation.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/runtime/cancellation.h>
 
 namespace retrace::tools {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/json/value.h"
+#include <retrace/engine/json/value.h>
 
 namespace retrace::tools {
 

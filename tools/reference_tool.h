@@ -5,7 +5,7 @@
 #ifndef RETRACE_TOOLS_REFERENCE_TOOL_H_
 #define RETRACE_TOOLS_REFERENCE_TOOL_H_
 
-#include "engine/runtime/tool_definition.h"
+#include <retrace/engine/runtime/tool_definition.h>
 
 namespace retrace::tools {
 

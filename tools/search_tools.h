@@ -7,8 +7,8 @@
 #ifndef RETRACE_TOOLS_SEARCH_TOOLS_H_
 #define RETRACE_TOOLS_SEARCH_TOOLS_H_
 
-#include "engine/runtime/tool_definition.h"
-#include "tools/tool_host.h"
+#include <retrace/engine/runtime/tool_definition.h>
+#include <retrace/tools/tool_host.h>
 
 namespace retrace::tools {
 

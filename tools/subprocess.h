@@ -26,8 +26,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/base/unique_fd.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/base/unique_fd.h>
 
 namespace retrace::tools {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/execution.h"
-#include "tools/jobs.h"
-#include "tools/workspace.h"
+#include <retrace/engine/runtime/execution.h>
+#include <retrace/tools/jobs.h>
+#include <retrace/tools/workspace.h>
 
 namespace retrace::tools {
 

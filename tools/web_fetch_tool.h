@@ -11,7 +11,7 @@
 #ifndef RETRACE_TOOLS_WEB_FETCH_TOOL_H_
 #define RETRACE_TOOLS_WEB_FETCH_TOOL_H_
 
-#include "engine/runtime/tool_definition.h"
+#include <retrace/engine/runtime/tool_definition.h>
 
 namespace retrace::tools {
 

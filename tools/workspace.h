@@ -16,10 +16,10 @@
 #include <string>
 #include <string_view>
 
-#include "engine/base/lexical_path.h"  // ResolveLexically: how the tools resolve their paths
-#include "engine/base/status.h"
-#include "engine/base/unique_fd.h"
-#include "engine/runtime/tool_error.h"
+#include <retrace/engine/base/lexical_path.h>  // ResolveLexically: how the tools resolve their paths
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/base/unique_fd.h>
+#include <retrace/engine/runtime/tool_error.h>
 
 namespace retrace::tools {
 

@@ -7,8 +7,8 @@
 #include <chrono>
 #include <cstddef>
 
-#include "engine/runtime/tool_definition.h"
-#include "tools/workspace.h"
+#include <retrace/engine/runtime/tool_definition.h>
+#include <retrace/tools/workspace.h>
 
 namespace retrace::tools {
 

@@ -28,8 +28,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/base/unique_fd.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/base/unique_fd.h>
 
 namespace retrace::base {
 

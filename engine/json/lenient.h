@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "engine/json/value.h"
-#include "engine/json/writer.h"
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/json/writer.h>
 
 namespace retrace::json {
 

@@ -5,7 +5,7 @@
 #ifndef RETRACE_ENGINE_JSON_LOSSLESS_H_
 #define RETRACE_ENGINE_JSON_LOSSLESS_H_
 
-#include "engine/json/value.h"
+#include <retrace/engine/json/value.h>
 
 namespace retrace::json {
 

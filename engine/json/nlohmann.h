@@ -34,9 +34,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/base/status.h"
-#include "engine/json/utf8.h"
-#include "engine/json/value.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/utf8.h>
+#include <retrace/engine/json/value.h>
 
 namespace retrace::json {
 

@@ -12,8 +12,8 @@
 
 #include <string_view>
 
-#include "engine/base/status.h"
-#include "engine/json/value.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/value.h>
 
 namespace retrace::json {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/json/value.h"
+#include <retrace/engine/json/value.h>
 
 namespace retrace::json {
 

@@ -20,9 +20,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/log/event.h"
-#include "engine/log/session_header.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/log/event.h>
+#include <retrace/engine/log/session_header.h>
 
 namespace retrace::log {
 

@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
-#include "engine/log/event_log.h"
-#include "engine/log/session_checker.h"
+#include <retrace/engine/log/event_log.h>
+#include <retrace/engine/log/session_checker.h>
 
 namespace retrace::log {
 

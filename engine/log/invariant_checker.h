@@ -12,8 +12,8 @@
 #include <set>
 #include <string>
 
-#include "engine/base/status.h"
-#include "engine/log/event.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/log/event.h>
 
 namespace retrace::log {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
-#include "engine/base/status.h"
-#include "engine/log/event.h"
-#include "engine/log/surface_fold.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/log/event.h>
+#include <retrace/engine/log/surface_fold.h>
 
 namespace retrace::log {
 

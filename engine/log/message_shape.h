@@ -3,9 +3,9 @@
 #ifndef RETRACE_ENGINE_LOG_MESSAGE_SHAPE_H_
 #define RETRACE_ENGINE_LOG_MESSAGE_SHAPE_H_
 
-#include "engine/base/status.h"
-#include "engine/json/value.h"
-#include "engine/log/event.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/log/event.h>
 
 namespace retrace::log {
 

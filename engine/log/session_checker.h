@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/base/status.h"
-#include "engine/log/event.h"
-#include "engine/log/surface_fold.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/log/event.h>
+#include <retrace/engine/log/surface_fold.h>
 
 namespace retrace::log {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/log/event.h"
+#include <retrace/engine/log/event.h>
 
 namespace retrace::log {
 

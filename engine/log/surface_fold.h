@@ -15,8 +15,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/log/event.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/log/event.h>
 
 namespace retrace::log {
 

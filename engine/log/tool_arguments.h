@@ -7,7 +7,7 @@
 
 #include <string_view>
 
-#include "engine/json/value.h"
+#include <retrace/engine/json/value.h>
 
 namespace retrace::log {
 

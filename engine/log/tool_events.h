@@ -10,8 +10,8 @@
 #include <optional>
 #include <string_view>
 
-#include "engine/json/value.h"
-#include "engine/log/event.h"
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/log/event.h>
 
 namespace retrace::log {
 

@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "engine/log/event.h"
+#include <retrace/engine/log/event.h>
 
 namespace retrace::log {
 

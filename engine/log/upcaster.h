@@ -19,8 +19,8 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "engine/base/status.h"
-#include "engine/log/event.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/log/event.h>
 
 namespace retrace::log {
 

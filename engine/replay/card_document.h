@@ -19,9 +19,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/json/value.h"
-#include "engine/replay/card_fold.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/replay/card_fold.h>
 
 namespace retrace::replay {
 

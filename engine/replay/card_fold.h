@@ -16,9 +16,9 @@
 #include <string_view>
 #include <utility>
 
-#include "engine/json/value.h"
-#include "engine/log/event.h"
-#include "presenters/presenter.h"
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/log/event.h>
+#include <retrace/presenters/presenter.h>
 
 namespace retrace::replay {
 

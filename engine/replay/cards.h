@@ -21,11 +21,11 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/json/value.h"
-#include "engine/log/event.h"
-#include "engine/replay/card_document.h"
-#include "engine/replay/card_fold.h"
-#include "presenters/presenter.h"
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/log/event.h>
+#include <retrace/engine/replay/card_document.h>
+#include <retrace/engine/replay/card_fold.h>
+#include <retrace/presenters/presenter.h>
 
 namespace retrace::replay {
 

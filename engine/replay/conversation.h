@@ -20,11 +20,11 @@
 #include <optional>
 #include <string_view>
 
-#include "engine/json/value.h"
-#include "engine/log/event.h"
-#include "engine/log/surface_fold.h"
-#include "engine/replay/card_fold.h"
-#include "presenters/presenter.h"
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/log/event.h>
+#include <retrace/engine/log/surface_fold.h>
+#include <retrace/engine/replay/card_fold.h>
+#include <retrace/presenters/presenter.h>
 
 namespace retrace::replay {
 

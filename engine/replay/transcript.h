@@ -30,11 +30,11 @@
 #include <string_view>
 #include <utility>
 
-#include "engine/base/status.h"
-#include "engine/json/value.h"
-#include "engine/log/event.h"
-#include "engine/replay/conversation.h"
-#include "presenters/presenter.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/log/event.h>
+#include <retrace/engine/replay/conversation.h>
+#include <retrace/presenters/presenter.h>
 
 namespace retrace::replay {
 

@@ -16,9 +16,9 @@
 #include <functional>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/runtime/asio.h"
-#include "engine/runtime/tool_runtime.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/runtime/asio.h>
+#include <retrace/engine/runtime/tool_runtime.h>
 
 namespace retrace::runtime {
 

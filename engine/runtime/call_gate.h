@@ -14,7 +14,7 @@
 #include <deque>
 #include <memory>
 
-#include "engine/runtime/asio.h"
+#include <retrace/engine/runtime/asio.h>
 
 namespace retrace::runtime {
 

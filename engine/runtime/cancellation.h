@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/runtime/asio.h"
+#include <retrace/engine/runtime/asio.h>
 
 namespace retrace::runtime {
 

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/json/value.h"
-#include "engine/runtime/tool_error.h"
-#include "engine/schema/tools_sdk.h"
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/runtime/tool_error.h>
+#include <retrace/engine/schema/tools_sdk.h>
 
 namespace retrace::runtime {
 

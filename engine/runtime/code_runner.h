@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/json/value.h"
-#include "engine/runtime/cancellation.h"
-#include "engine/schema/tools_sdk.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/runtime/cancellation.h>
+#include <retrace/engine/schema/tools_sdk.h>
 
 namespace retrace::runtime {
 

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/json/value.h"
-#include "engine/runtime/cancellation.h"
-#include "engine/runtime/scope.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/runtime/cancellation.h>
+#include <retrace/engine/runtime/scope.h>
 
 namespace retrace::runtime {
 

@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/json/value.h"
-#include "engine/runtime/asio.h"
-#include "engine/runtime/execution.h"
-#include "engine/runtime/tool_result.h"
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/runtime/asio.h>
+#include <retrace/engine/runtime/execution.h>
+#include <retrace/engine/runtime/tool_result.h>
 
 namespace retrace::runtime {
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/base/status.h"
+#include <retrace/engine/base/status.h>
 
 namespace retrace::runtime {
 

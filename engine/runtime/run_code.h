@@ -23,9 +23,9 @@
 #include <memory>
 #include <string>
 
-#include "engine/base/status.h"
-#include "engine/runtime/code_runner.h"
-#include "engine/runtime/tool_definition.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/runtime/code_runner.h>
+#include <retrace/engine/runtime/tool_definition.h>
 
 namespace retrace::runtime {
 

@@ -51,17 +51,17 @@
 #include <string>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/json/value.h"
-#include "engine/log/event.h"
-#include "engine/log/event_log.h"
-#include "engine/log/event_types.h"
-#include "engine/log/session_header.h"
-#include "engine/runtime/asio.h"
-#include "engine/runtime/batch_scheduler.h"
-#include "engine/runtime/call_gate.h"
-#include "engine/runtime/tool_runtime.h"
-#include "presenters/presenter.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/log/event.h>
+#include <retrace/engine/log/event_log.h>
+#include <retrace/engine/log/event_types.h>
+#include <retrace/engine/log/session_header.h>
+#include <retrace/engine/runtime/asio.h>
+#include <retrace/engine/runtime/batch_scheduler.h>
+#include <retrace/engine/runtime/call_gate.h>
+#include <retrace/engine/runtime/tool_runtime.h>
+#include <retrace/presenters/presenter.h>
 
 namespace retrace::runtime {
 

@@ -12,9 +12,9 @@
 #ifndef RETRACE_ENGINE_RUNTIME_TIMEOUT_POLICY_H_
 #define RETRACE_ENGINE_RUNTIME_TIMEOUT_POLICY_H_
 
-#include "engine/runtime/registration.h"
-#include "engine/runtime/scope.h"
-#include "engine/runtime/tool_runtime.h"
+#include <retrace/engine/runtime/registration.h>
+#include <retrace/engine/runtime/scope.h>
+#include <retrace/engine/runtime/tool_runtime.h>
 
 namespace retrace::runtime {
 

@@ -28,12 +28,12 @@
 #include <optional>
 #include <string>
 
-#include "engine/base/status.h"
-#include "engine/json/value.h"
-#include "engine/runtime/asio.h"
-#include "engine/runtime/execution.h"
-#include "engine/runtime/tool_result.h"
-#include "presenters/presenter.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/runtime/asio.h>
+#include <retrace/engine/runtime/execution.h>
+#include <retrace/engine/runtime/tool_result.h>
+#include <retrace/presenters/presenter.h>
 
 namespace retrace::runtime {
 

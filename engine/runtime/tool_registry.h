@@ -21,14 +21,14 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/base/status.h"
-#include "engine/json/value.h"
-#include "engine/runtime/code_mode.h"
-#include "engine/runtime/policy.h"
-#include "engine/runtime/registration.h"
-#include "engine/runtime/scope.h"
-#include "engine/runtime/tool_definition.h"
-#include "engine/schema/tools_sdk.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/runtime/code_mode.h>
+#include <retrace/engine/runtime/policy.h>
+#include <retrace/engine/runtime/registration.h>
+#include <retrace/engine/runtime/scope.h>
+#include <retrace/engine/runtime/tool_definition.h>
+#include <retrace/engine/schema/tools_sdk.h>
 
 namespace retrace::runtime {
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/json/value.h"
-#include "engine/runtime/tool_error.h"
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/runtime/tool_error.h>
 
 namespace retrace::runtime {
 

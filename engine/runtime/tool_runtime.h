@@ -31,11 +31,11 @@
 #include <memory>
 #include <string>
 
-#include "engine/runtime/asio.h"
-#include "engine/runtime/execution.h"
-#include "engine/runtime/policy.h"
-#include "engine/runtime/tool_registry.h"
-#include "engine/runtime/tool_result.h"
+#include <retrace/engine/runtime/asio.h>
+#include <retrace/engine/runtime/execution.h>
+#include <retrace/engine/runtime/policy.h>
+#include <retrace/engine/runtime/tool_registry.h>
+#include <retrace/engine/runtime/tool_result.h>
 
 namespace retrace::runtime {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/json/value.h"
+#include <retrace/engine/json/value.h>
 
 namespace retrace::schema {
 

@@ -13,8 +13,8 @@
 #ifndef RETRACE_ENGINE_SCHEMA_SCHEMA_COMPILER_H_
 #define RETRACE_ENGINE_SCHEMA_SCHEMA_COMPILER_H_
 
-#include "engine/base/status.h"
-#include "engine/json/value.h"
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/value.h>
 
 namespace retrace::schema {
 

@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/json/value.h"
+#include <retrace/engine/json/value.h>
 
 namespace retrace::schema {
 

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/json/value.h"
-#include "engine/schema/tools_sdk.h"
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/schema/tools_sdk.h>
 
 namespace retrace::schema::sdk {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/json/value.h"
+#include <retrace/engine/json/value.h>
 
 namespace retrace::schema {
 

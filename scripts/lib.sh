@@ -49,8 +49,8 @@ retrace_build() {
 # (mimalloc would hide allocations from the sanitizer), line tables for the stacks. One
 # build serves scripts/fuzz (the fuzz targets) and scripts/sanitize address (the tests),
 # so the libraries both use are compiled once.
-# The tool runtime's bodies are coroutines: Boost.Asio does not detect clang 14's
-# coroutines over libstdc++ by itself, and clang 14 cannot emit UBSan's function-type check
+# The tool runtime's bodies are coroutines (retrace_engine tells Boost.Asio that clang
+# has them: engine/CMakeLists.txt), and clang 14 cannot emit UBSan's function-type check
 # in a coroutine ("Cannot represent a difference across sections"), so that one check (of
 # calls through mistyped function pointers, which C++ code seldom makes) is off.
 retrace_configure_asan() {
@@ -58,7 +58,6 @@ retrace_configure_asan() {
   local build="$RETRACE_BUILD-address"
   local flags="-O1 -g1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize=function"
   flags+=" -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link"
-  flags+=" -DBOOST_ASIO_HAS_CO_AWAIT -DBOOST_ASIO_HAS_STD_COROUTINE"
   cmake -S "$RETRACE_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=None \
     -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_FLAGS="$flags" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \

@@ -1,7 +1,7 @@
 // GoogleTest assertions for tool authors: a corpus of recorded sessions
 // replays stably against the current presenters.
 //
-//   #include "testing/replay_stability.h"
+//   #include <retrace/testing/replay_stability.h>
 //
 //   TEST(MyToolReplay, RecordedSessionsStillReplay) {
 //     EXPECT_REPLAYS_STABLY("tests/replay/sessions", "tests/replay/golden");
@@ -20,9 +20,9 @@
 #include <set>
 #include <string>
 
-#include "check/replay_check.h"
-#include "engine/base/status.h"
-#include "presenters/presenter.h"
+#include <retrace/check/replay_check.h>
+#include <retrace/engine/base/status.h>
+#include <retrace/presenters/presenter.h>
 
 namespace retrace::testing {
 
@@ -87,8 +87,8 @@ inline std::set<std::string> ReplayFindings(const std::string& input, const std:
 }  // namespace retrace::testing
 
 #define EXPECT_REPLAYS_STABLY(corpus, golden, ...) \
-  EXPECT_TRUE(::retrace::testing::ReplaysStably((corpus), (golden), ##__VA_ARGS__))
+  EXPECT_TRUE(::retrace::testing::ReplaysStably((corpus), (golden) __VA_OPT__(, ) __VA_ARGS__))
 #define ASSERT_REPLAYS_STABLY(corpus, golden, ...) \
-  ASSERT_TRUE(::retrace::testing::ReplaysStably((corpus), (golden), ##__VA_ARGS__))
+  ASSERT_TRUE(::retrace::testing::ReplaysStably((corpus), (golden) __VA_OPT__(, ) __VA_ARGS__))
 
 #endif  // RETRACE_TESTING_REPLAY_STABILITY_H_

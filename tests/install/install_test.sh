@@ -29,6 +29,32 @@ ctest --test-dir "$work/example" --output-on-failure
 "$prefix/bin/retrace" check "$src/examples/tool-author/corpus" --golden "$src/examples/tool-author/golden" \
   --strict --presenters-cmd "$work/example/forecast-presenters"
 
+step "the installed headers reach each other as <retrace/...> only"
+# A header that included "store/x.h" would need include/retrace on the consumer's
+# path, where retrace's layer names collide with a project's own folders.
+if grep -rn -E '^\s*#\s*include\s*"' "$prefix/include/retrace"; then
+  echo "installed headers include each other by in-tree paths (above)" >&2
+  exit 1
+fi
+
+step "examples/tool-author with clang, -Wpedantic -Werror"
+if command -v clang++ >/dev/null; then
+  cmake -S "$src/examples/tool-author" -B "$work/example-clang" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_CXX_FLAGS="-Wall -Wextra -Wpedantic -Werror" >/dev/null
+  cmake --build "$work/example-clang" -j 2 >/dev/null
+  ctest --test-dir "$work/example-clang" --output-on-failure | tail -n 3
+  # CMake passes the package's headers as -isystem, which hides their warnings: here
+  # every installed header is an ordinary -I include, and the replay assertion is
+  # used with no options (a GNU `, ##__VA_ARGS__` would fail this).
+  (cd "$prefix/include" && find retrace -name '*.h' | sort | sed 's/.*/#include <&>/') >"$work/all_headers.cc"
+  echo 'TEST(Headers, ReplayAssertionWithoutOptions) { EXPECT_REPLAYS_STABLY("corpus", "golden"); }' >>"$work/all_headers.cc"
+  clang++ -std=c++20 -Wall -Wextra -Wpedantic -Werror -I"$prefix/include" \
+    -DBOOST_ASIO_HAS_CO_AWAIT -DBOOST_ASIO_HAS_STD_COROUTINE -fsyntax-only "$work/all_headers.cc"
+else
+  echo "skipped: clang++ is not installed (scripts/lint and .ci/run install it)"
+fi
+
 step "pkg-config"
 pc="$(find "$prefix" -name retrace.pc)"
 flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs --static retrace)

@@ -41,7 +41,8 @@ void SpawnNow(const asio::any_io_executor& executor, asio::awaitable<void> task,
   auto entry = [](asio::awaitable<void> body, Done finished) -> asio::awaitable<void> {
     std::exception_ptr thrown;
     try {
-      co_await std::move(body);
+      // One move: clang-tidy sees the co_await's expansion use it twice.
+      co_await std::move(body);  // NOLINT(bugprone-use-after-move)
     } catch (...) {
       thrown = std::current_exception();
     }

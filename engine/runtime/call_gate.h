@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <exception>
 #include <memory>
 
 #include <retrace/engine/runtime/asio.h>
@@ -31,7 +32,14 @@ class CallGate {
     Pass& operator=(Pass&&) = delete;
     Pass(const Pass&) = delete;
     ~Pass() {
-      if (gate_) gate_->Leave(exclusive_);
+      if (!gate_) return;
+      // Leaving only throws if Asio cannot cancel a timer (its reactor is
+      // broken): the waiters would then never wake, so that stops the process.
+      try {
+        gate_->Leave(exclusive_);
+      } catch (...) {
+        std::terminate();
+      }
     }
 
    private:

@@ -38,6 +38,7 @@ struct ServerOptions {
   std::function<void(const std::string&)> log = [](const std::string&) {};
 };
 
+// Holds the catalog by reference: the catalog must outlive the server.
 class Server {
  public:
   // Writes one frame (one line, without its newline); false once the client

@@ -43,6 +43,7 @@ struct ServerOptions {
   std::function<void(const std::string&)> log = [](const std::string&) {};
 };
 
+// Holds the live session by reference: the session must outlive the server.
 class Server {
  public:
   // `send` writes one frame (one line, without its newline).

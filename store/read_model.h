@@ -72,6 +72,7 @@ std::string CallOutcome(bool is_error, const std::optional<std::string>& error_n
                         const std::optional<std::string>& error_code);
 
 // Applies writes with statements prepared once per database connection.
+// Holds the database by reference: the Db must outlive the writer.
 class ReadModelWriter {
  public:
   explicit ReadModelWriter(Db& db) : db_(db) {}

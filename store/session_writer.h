@@ -58,6 +58,7 @@ struct PreparedAppend {
   }
 };
 
+// Holds the event store by reference: the store must outlive the writer.
 class SessionWriter {
  public:
   // Appends `batch` (one storage line per event) in its own transaction.

@@ -47,6 +47,7 @@ class Db {
   std::string path_;
 };
 
+// Holds its connection's handle: the Db must outlive the statement.
 class Statement {
  public:
   static Result<Statement> Prepare(const Db& db, std::string_view sql);
@@ -83,6 +84,8 @@ class Statement {
   sqlite3* db_;
 };
 
+// Holds its Db by pointer: the Db must outlive the transaction (which rolls back
+// when destroyed uncommitted).
 class Transaction {
  public:
   enum class Kind { kDeferred, kImmediate };

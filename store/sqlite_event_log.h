@@ -17,6 +17,7 @@
 
 namespace retrace::store {
 
+// Holds the event store by reference: the store must outlive the log.
 class SqliteEventLog final : public log::EventLog {
  public:
   explicit SqliteEventLog(EventStore& store) : store_(store) {}

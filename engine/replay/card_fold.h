@@ -45,6 +45,7 @@ struct PresentedCall {
   std::string presenter_version{};  // "" when no presenter knows the tool
 };
 
+// Holds the presenter set by reference: the set must outlive the fold.
 class CardFold {
  public:
   // Receives each call once presented, with its index in card order (calls

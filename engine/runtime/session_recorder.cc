@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <tuple>
 
 #include "engine/json/lenient.h"
 #include "engine/log/event_types.h"
@@ -58,7 +57,7 @@ Status SessionRecorder::Resume() {
   events.reserve(records.size());
   for (log::EventRecord& r : records) events.push_back(std::move(r.event));
   for (const log::Event& e : events) Fold(e);
-  next_seq_ = static_cast<int64_t>(events.size());
+  state_.next_seq = static_cast<int64_t>(events.size());
   std::vector<log::Event> closers = log::InterruptedTurnClosers(events);
   if (closers.empty()) return Status::Ok();
   std::vector<log::EventRecord> batch;
@@ -66,28 +65,28 @@ Status SessionRecorder::Resume() {
     Fold(e);
     batch.push_back(log::MakeRecord(std::move(e), log::EnvelopeOrder::kRepairCloser));
   }
-  RETURN_IF_ERROR(log_.Append(session_id_, next_seq_, batch).status());
+  RETURN_IF_ERROR(log_.Append(session_id_, state_.next_seq, batch).status());
   repaired_ = static_cast<int64_t>(batch.size());
-  next_seq_ += repaired_;
+  state_.next_seq += repaired_;
   return Status::Ok();
 }
 
 void SessionRecorder::Fold(const log::Event& e) {
   if (e.type == log::kTurnStart) {
-    turn_ = static_cast<int>(Int(e.data, "turn"));
-    step_ = 0;
-    in_turn_ = true;
+    state_.turn = static_cast<int>(Int(e.data, "turn"));
+    state_.step = 0;
+    state_.in_turn = true;
   } else if (e.type == log::kTurnEnd) {
-    in_turn_ = in_step_ = false;
+    state_.in_turn = state_.in_step = false;
   } else if (e.type == log::kStepStart) {
-    step_ = static_cast<int>(Int(e.data, "step"));
-    in_step_ = true;
+    state_.step = static_cast<int>(Int(e.data, "step"));
+    state_.in_step = true;
   } else if (e.type == log::kStepEnd) {
-    in_step_ = false;
+    state_.in_step = false;
   } else if (e.type == log::kAgentInboxSpliced) {
     const Value* target = e.data.Find("target");
     const bool next_turn = target && target->is_string() && target->as_string() == "next-turn";
-    ApplySplice(next_turn ? next_turn_ : next_step_, e.data);
+    ApplySplice(next_turn ? state_.next_turn : state_.next_step, e.data);
   }
 }
 
@@ -104,14 +103,14 @@ Status SessionRecorder::Append(std::vector<log::Event> events) {
   std::lock_guard lock(mu_);
   std::vector<log::EventRecord> batch;
   batch.reserve(events.size());
-  int64_t seq = next_seq_;
+  int64_t seq = state_.next_seq;
   for (log::Event& e : events) {
     e.seq = seq++;
     batch.push_back(log::MakeRecord(std::move(e)));
   }
-  RETURN_IF_ERROR(log_.Append(session_id_, next_seq_, batch).status());
+  RETURN_IF_ERROR(log_.Append(session_id_, state_.next_seq, batch).status());
   for (const log::EventRecord& r : batch) Fold(r.event);
-  next_seq_ = seq;
+  state_.next_seq = seq;
   return Status::Ok();
 }
 
@@ -126,31 +125,31 @@ Status SessionRecorder::FollowUp(Value user_message) {
   std::lock_guard lock(mu_);
   Value::Array inserted;
   inserted.push_back(std::move(user_message));
-  return Append({Splice("next-turn", static_cast<int64_t>(next_turn_.size()), 0, std::move(inserted))});
+  return Append({Splice("next-turn", static_cast<int64_t>(state_.next_turn.size()), 0, std::move(inserted))});
 }
 
 Status SessionRecorder::Inject(Value user_message) {
   std::lock_guard lock(mu_);
   Value::Array inserted;
   inserted.push_back(std::move(user_message));
-  return Append({Splice("next-step", static_cast<int64_t>(next_step_.size()), 0, std::move(inserted))});
+  return Append({Splice("next-step", static_cast<int64_t>(state_.next_step.size()), 0, std::move(inserted))});
 }
 
 Status SessionRecorder::BeginTurn() {
   std::lock_guard lock(mu_);
-  if (in_turn_) return Status::FailedPrecondition("turn " + std::to_string(turn_) + " is still open");
-  return Append({NewEvent(log::kTurnStart, Value::MakeObject({{"turn", turn_ + 1}}))});
+  if (state_.in_turn) return Status::FailedPrecondition("turn " + std::to_string(state_.turn) + " is still open");
+  return Append({NewEvent(log::kTurnStart, Value::MakeObject({{"turn", state_.turn + 1}}))});
 }
 
 std::vector<log::Event> SessionRecorder::OpenStepEvents(bool new_turn) {
-  const int turn = new_turn ? turn_ + 1 : turn_;
-  const int step = new_turn ? 1 : step_ + 1;
+  const int turn = new_turn ? state_.turn + 1 : state_.turn;
+  const int step = new_turn ? 1 : state_.step + 1;
   std::vector<log::Event> events;
   if (new_turn) events.push_back(NewEvent(log::kTurnStart, Value::MakeObject({{"turn", turn}})));
-  std::vector<Value> claimed = next_step_;
-  if (!next_step_.empty()) events.push_back(Splice("next-step", 0, static_cast<int64_t>(next_step_.size()), {}));
-  if (step == 1 && !next_turn_.empty()) {
-    claimed.push_back(next_turn_.front());
+  std::vector<Value> claimed = state_.next_step;
+  if (!state_.next_step.empty()) events.push_back(Splice("next-step", 0, static_cast<int64_t>(state_.next_step.size()), {}));
+  if (step == 1 && !state_.next_turn.empty()) {
+    claimed.push_back(state_.next_turn.front());
     events.push_back(Splice("next-turn", 0, 1, {}));
   }
   events.push_back(NewEvent(log::kStepStart, TurnStepData(turn, step)));
@@ -160,8 +159,8 @@ std::vector<log::Event> SessionRecorder::OpenStepEvents(bool new_turn) {
 
 Status SessionRecorder::BeginStep() {
   std::lock_guard lock(mu_);
-  if (!in_turn_) return Status::FailedPrecondition("no open turn to begin a step in");
-  if (in_step_) return Status::FailedPrecondition("step " + std::to_string(step_) + " is still open");
+  if (!state_.in_turn) return Status::FailedPrecondition("no open turn to begin a step in");
+  if (state_.in_step) return Status::FailedPrecondition("step " + std::to_string(state_.step) + " is still open");
   return Append(OpenStepEvents(/*new_turn=*/false));
 }
 
@@ -183,8 +182,8 @@ Value AssistantData(int turn, int step, Value::Array content, const std::string&
 Status SessionRecorder::RecordAssistant(Value::Array content, const std::string& provider, const std::string& model,
                                         std::optional<Value> usage) {
   std::lock_guard lock(mu_);
-  if (!in_step_) return Status::FailedPrecondition("no open step for an assistant message");
-  Value data = AssistantData(turn_, step_, std::move(content), provider, model, env_.new_id());
+  if (!state_.in_step) return Status::FailedPrecondition("no open step for an assistant message");
+  Value data = AssistantData(state_.turn, state_.step, std::move(content), provider, model, env_.new_id());
   if (usage) data.Set("usage", std::move(*usage));
   log::Event e = NewEvent(log::kAssistantMessage, std::move(data), /*surface=*/true);
   e.source_event_seqs = std::vector<int64_t>{};  // no stream chunks were recorded
@@ -202,7 +201,7 @@ log::Event SessionRecorder::ToolResultEvent(const std::string& call_id, int64_t 
                                      {"content", Value(std::move(blocks))},
                                      {"role", "user"},
                                      {"id", env_.new_id()}});
-  Value data = TurnStepData(turn_, step_);
+  Value data = TurnStepData(state_.turn, state_.step);
   data.Set("message", std::move(message));
   if (result.error && result.error->info) {
     data.Set("error", Value::MakeObject({{"name", result.error->info->name}, {"code", result.error->info->code}}));
@@ -218,7 +217,7 @@ std::vector<log::Event> SessionRecorder::ResultEvents(const ModelToolCall& call,
   std::vector<log::Event> events;
   events.push_back(ToolResultEvent(call.id, call_seq, result));
   if (env_.card_snapshots) events.push_back(CardSnapshot(call, result, def ? def->presenter.get() : nullptr));
-  int64_t pending = static_cast<int64_t>(next_step_.size());
+  int64_t pending = static_cast<int64_t>(state_.next_step.size());
   for (const Value& context : result.additional_contexts) {
     Value::Array inserted;
     inserted.push_back(context);
@@ -250,7 +249,7 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
                                                                      size_t max_parallel) {
   {
     std::lock_guard lock(mu_);
-    if (!in_step_) co_return Status::FailedPrecondition("no open step for tool calls");
+    if (!state_.in_step) co_return Status::FailedPrecondition("no open step for tool calls");
   }
   std::vector<ToolCallInput> inputs;
   inputs.reserve(calls.size());
@@ -265,9 +264,9 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
   std::vector<ToolDefinitionPtr> defs(calls.size());
   hooks.on_start = [&](size_t i) {
     std::lock_guard lock(mu_);
-    call_seqs[i] = next_seq_;
+    call_seqs[i] = state_.next_seq;
     if (env_.card_snapshots) defs[i] = runtime.registry().Get(calls[i].name, agent);
-    Value data = TurnStepData(turn_, step_);
+    Value data = TurnStepData(state_.turn, state_.step);
     data.Set("callId", calls[i].id);
     data.Set("name", calls[i].name);
     data.Set("arguments", calls[i].arguments);
@@ -293,23 +292,23 @@ int64_t SessionRecorder::EmitCallStart(const LooseCall& loose, const Emit& emit,
     }
     emit(std::move(events));
   };
-  if (!in_step_) stamped(OpenStepEvents(/*new_turn=*/!in_turn_));  // folded: turn_ and step_ now name it
+  if (!state_.in_step) stamped(OpenStepEvents(/*new_turn=*/!state_.in_turn));  // folded: state_.turn and state_.step now name it
   const ModelToolCall& call = loose.call;
   Value::Array blocks;
   blocks.push_back(Value::MakeObject(
       {{"type", "tool-call"}, {"id", call.id}, {"name", call.name}, {"arguments", call.arguments}}));
   log::Event asked = NewEvent(log::kAssistantMessage,
-                              AssistantData(turn_, step_, std::move(blocks), loose.provider, loose.model, env_.new_id()),
+                              AssistantData(state_.turn, state_.step, std::move(blocks), loose.provider, loose.model, env_.new_id()),
                               /*surface=*/true);
   asked.source_event_seqs = std::vector<int64_t>{};
-  Value data = TurnStepData(turn_, step_);
+  Value data = TurnStepData(state_.turn, state_.step);
   data.Set("callId", call.id);
   data.Set("name", call.name);
   data.Set("arguments", call.arguments);
   std::vector<log::Event> events;
   events.push_back(std::move(asked));
   events.push_back(NewEvent(log::kToolCall, std::move(data)));
-  const int64_t call_seq = next_seq_ + 1;  // after the assistant message
+  const int64_t call_seq = state_.next_seq + 1;  // after the assistant message
   stamped(std::move(events));
   return call_seq;
 }
@@ -376,12 +375,12 @@ Status SessionRecorder::CommitGroup(const std::vector<std::shared_ptr<PendingCom
   std::lock_guard lock(mu_);
   // Each builder sees the state the builders before it leave; should the
   // commit fail, the state goes back to what the store still holds.
-  auto saved = std::make_tuple(next_seq_, turn_, step_, in_turn_, in_step_, next_turn_, next_step_, loose_in_flight_);
-  const int64_t first = next_seq_;
+  State saved = state_;
+  const int64_t first = state_.next_seq;
   std::vector<log::EventRecord> batch;
   const Emit emit = [&](std::vector<log::Event> events) {
     for (log::Event& e : events) {
-      e.seq = next_seq_++;
+      e.seq = state_.next_seq++;
       Fold(e);
       batch.push_back(log::MakeRecord(std::move(e)));
     }
@@ -389,7 +388,7 @@ Status SessionRecorder::CommitGroup(const std::vector<std::shared_ptr<PendingCom
   for (const std::shared_ptr<PendingCommit>& p : group) p->build(emit);
   Status st = log_.Append(session_id_, first, batch).status();
   if (!st.ok()) {
-    std::tie(next_seq_, turn_, step_, in_turn_, in_step_, next_turn_, next_step_, loose_in_flight_) = std::move(saved);
+    state_ = std::move(saved);
   }
   return st;
 }
@@ -414,11 +413,11 @@ asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& run
   // In flight from here to its result: calls that overlap share a step.
   auto settle = [this] {
     std::lock_guard lock(mu_);
-    --loose_in_flight_;
+    --state_.loose_in_flight;
   };
   {
     std::lock_guard lock(mu_);
-    ++loose_in_flight_;
+    ++state_.loose_in_flight;
   }
   if (record_first) {
     Status started = co_await Commit([&](const Emit& emit) { call_seq = EmitCallStart(loose, emit, std::nullopt); });
@@ -446,7 +445,7 @@ asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& run
   pass.reset();
 
   Status recorded = co_await Commit([&](const Emit& emit) {
-    --loose_in_flight_;
+    --state_.loose_in_flight;
     if (!record_first) call_seq = EmitCallStart(loose, emit, asked_at);  // folded first: the result names its step
     std::vector<log::Event> events = ResultEvents(call, call_seq, *result, def.get());
     if (loose.notes) {
@@ -456,7 +455,7 @@ asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& run
         events.push_back(std::move(e));
       }
     }
-    if (loose_in_flight_ == 0) events.push_back(NewEvent(log::kStepEnd, TurnStepData(turn_, step_)));
+    if (state_.loose_in_flight == 0) events.push_back(NewEvent(log::kStepEnd, TurnStepData(state_.turn, state_.step)));
     emit(std::move(events));
   });
   if (!recorded.ok()) {
@@ -482,16 +481,16 @@ Status SessionRecorder::Note(std::string_view type, Value data) {
 
 Status SessionRecorder::EndStep() {
   std::lock_guard lock(mu_);
-  if (!in_step_) return Status::FailedPrecondition("no open step to end");
-  return Append({NewEvent(log::kStepEnd, TurnStepData(turn_, step_))});
+  if (!state_.in_step) return Status::FailedPrecondition("no open step to end");
+  return Append({NewEvent(log::kStepEnd, TurnStepData(state_.turn, state_.step))});
 }
 
 Status SessionRecorder::EndTurn(Value reason) {
   std::lock_guard lock(mu_);
-  if (!in_turn_) return Status::FailedPrecondition("no open turn to end");
+  if (!state_.in_turn) return Status::FailedPrecondition("no open turn to end");
   std::vector<log::Event> events;
-  if (in_step_) events.push_back(NewEvent(log::kStepEnd, TurnStepData(turn_, step_)));
-  events.push_back(NewEvent(log::kTurnEnd, Value::MakeObject({{"turn", turn_}, {"reason", std::move(reason)}})));
+  if (state_.in_step) events.push_back(NewEvent(log::kStepEnd, TurnStepData(state_.turn, state_.step)));
+  events.push_back(NewEvent(log::kTurnEnd, Value::MakeObject({{"turn", state_.turn}, {"reason", std::move(reason)}})));
   return Append(std::move(events));
 }
 

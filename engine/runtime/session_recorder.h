@@ -105,6 +105,7 @@ struct BatchOutcome {
 // UserMessage {content, source, role:"user", id} in dsh's key order.
 json::Value MakeUserMessage(json::Value::Array content, json::Value source, std::string id);
 
+// Holds the event log by reference: the log must outlive the recorder.
 class SessionRecorder {
  public:
   // Creates the session from `header` when it does not exist, else resumes it.
@@ -112,11 +113,11 @@ class SessionRecorder {
                                                        RecorderEnv env);
 
   const std::string& session_id() const { return session_id_; }
-  int64_t next_seq() const { return next_seq_; }
-  int turn() const { return turn_; }
-  int step() const { return step_; }
-  bool in_turn() const { return in_turn_; }
-  bool in_step() const { return in_step_; }
+  int64_t next_seq() const { return state_.next_seq; }
+  int turn() const { return state_.turn; }
+  int step() const { return state_.step; }
+  bool in_turn() const { return state_.in_turn; }
+  bool in_step() const { return state_.in_step; }
   // How many events Open() appended to close a crashed turn.
   int64_t repaired_events() const { return repaired_; }
 
@@ -192,19 +193,24 @@ class SessionRecorder {
   log::EventLog& log_;
   std::string session_id_;
   RecorderEnv env_;
-  int64_t next_seq_ = 0;
+  // Where the session stands, as its events say: one value, so that a group
+  // commit that fails puts all of it back (CommitGroup).
+  struct State {
+    int64_t next_seq = 0;
+    int turn = 0;
+    int step = 0;
+    bool in_turn = false;
+    bool in_step = false;
+    int loose_in_flight = 0;            // RunCall calls not yet recorded with their result
+    std::vector<json::Value> next_turn;  // pending inbox lists (dsh-agent)
+    std::vector<json::Value> next_step;
+  };
+  State state_;
   int64_t repaired_ = 0;
-  int turn_ = 0;
-  int step_ = 0;
-  bool in_turn_ = false;
-  bool in_step_ = false;
-  int loose_in_flight_ = 0;  // RunCall calls not yet recorded with their result
   size_t running_calls_ = 0;                            // RunCall coroutines alive
   CallGate gate_;                                       // RunCall's admission
   std::vector<std::shared_ptr<PendingCommit>> group_;  // the next group commit
   std::shared_ptr<asio::steady_timer> group_done_;     // cancelled when it is made
-  std::vector<json::Value> next_turn_;  // pending inbox lists (dsh-agent)
-  std::vector<json::Value> next_step_;
 };
 
 }  // namespace retrace::runtime

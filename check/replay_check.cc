@@ -242,7 +242,6 @@ std::string GoldenPath(const std::string& dir, const EventSource& source) {
   return dir + "/" + format::EncodeSegment(ReferenceName(source)) + ".cards.json";
 }
 
-// `claimed`: the golden documents earlier sessions of this run compared with or wrote, by path.
 // Whether a snapshot shows a run_code call with a card of its own.
 bool RecordedInCodeMode(const Value& snapshots) {
   for (const Value& c : snapshots.Find("calls")->as_array()) {
@@ -256,92 +255,108 @@ bool RecordedInCodeMode(const Value& snapshots) {
   return false;
 }
 
-SessionCheck CheckSession(const EventSource& source, const CheckOptions& o, const presenters::PresenterSet& presenters_in,
-                          std::map<std::string, std::string>& claimed) {
-  SessionCheck out;
-  out.source = source.label();
-  auto unreadable = [&](const std::string& detail) {
-    Divergence v;
-    v.finding = Finding::kUnreadable;
-    v.detail = detail;
-    out.findings.push_back(std::move(v));
-    return out;
-  };
-  // Views are kept where they are read for sure (fuzzing reads each card's
-  // arguments; run-time snapshots are compared view by view). Against a golden
-  // document the text is compared first, and parsed only if it differs.
-  const bool views = o.fuzz > 0 || !o.golden_dir;
-  Result<Replay> first = ReplayOnce(source, presenters_in, o.fuzz > 0, views);
-  if (!first.ok()) return unreadable(first.status().message());
-  // A session recorded in Code Mode says so in its card snapshots: its run_code
-  // calls were shown by run_code's own presenter. Unless told which presenters
-  // to use, it is replayed as that deployment.
-  const presenters::PresenterSet* chosen = &presenters_in;
-  if (o.presenters == nullptr && RecordedInCodeMode(first->snapshots)) {
-    chosen = &presenters::CodeModePresenters();
-    first = ReplayOnce(source, *chosen, o.fuzz > 0, views);
-    if (!first.ok()) return unreadable(first.status().message());
+void AddUnreadable(SessionCheck& out, const std::string& detail) {
+  Divergence v;
+  v.finding = Finding::kUnreadable;
+  v.detail = detail;
+  out.findings.push_back(std::move(v));
+}
+
+// Two replays of one log must give the same text; where they do not, the
+// finding points at the first card that differs.
+void CheckDeterminism(Replay& first, const Replay& second, SessionCheck& out) {
+  if (second.text == first.text) return;
+  Divergence v;
+  v.finding = Finding::kNondeterministic;
+  v.detail = "two replays of the same log gave different cards";
+  const Result<Value> second_doc = format::FastJsonParser().Parse(second.text);
+  if (auto diff = second_doc.ok() ? FirstDifference(Doc(first), *second_doc) : std::nullopt) {
+    v.path = diff->path;
+    v.expected = diff->expected;
+    v.actual = diff->actual;
   }
-  const presenters::PresenterSet& presenters = *chosen;
-  out.session_id = first->session_id;
-  out.calls = static_cast<int64_t>(first->diagnostics.size());
-  for (const std::string& u : first->unknown) {
-    unreadable("unknown event type " + u + " is not marked ignorable: this build cannot replay it");
-  }
-  Result<Replay> second = ReplayOnce(source, presenters, false, /*views=*/false);
-  if (!second.ok()) return unreadable(second.status().message());
-  if (second->text != first->text) {
-    Divergence v;
-    v.finding = Finding::kNondeterministic;
-    v.detail = "two replays of the same log gave different cards";
-    const Result<Value> second_doc = format::FastJsonParser().Parse(second->text);
-    if (auto diff = second_doc.ok() ? FirstDifference(Doc(*first), *second_doc) : std::nullopt) {
-      v.path = diff->path;
-      v.expected = diff->expected;
-      v.actual = diff->actual;
-    }
-    out.findings.push_back(std::move(v));
-  }
-  CheckPresenters(*first, out);
-  if (o.fuzz > 0) Fuzz(*first, presenters, o.fuzz, out);
-  if (!o.golden_dir) {  // the reference, if any: the card snapshots recorded at run time
-    if (!first->snapshots.Find("calls")->as_array().empty()) {
-      out.has_reference = true;
-      CompareWithReference(*first, first->snapshots, out, /*views_only=*/true);
-    }
-    return out;
-  }
+  out.findings.push_back(std::move(v));
+}
+
+// Writes the session's card document into the golden directory
+// (--update-golden), or compares it with the one there. `claimed`: the
+// golden documents earlier sessions of this run compared with or wrote, by path.
+void CheckAgainstGolden(const EventSource& source, const CheckOptions& o, Replay& first,
+                        std::map<std::string, std::string>& claimed, SessionCheck& out) {
   const std::string path = GoldenPath(*o.golden_dir, source);
   if (!claimed.emplace(path, source.label()).second) {
-    return unreadable("its reference " + path + " is also " + claimed[path] +
-                      "'s: a golden directory holds one card document per log file name or stored session id");
+    return AddUnreadable(out, "its reference " + path + " is also " + claimed[path] +
+                                  "'s: a golden directory holds one card document per log file name or stored session id");
   }
   if (o.update_golden) {
     std::error_code ec;
     fs::create_directories(*o.golden_dir, ec);
     auto file = format::AtomicFile::Create(path);
-    Status st = file.ok() ? file->Append(first->text) : file.status();
+    Status st = file.ok() ? file->Append(first.text) : file.status();
     if (st.ok()) st = file->Commit(/*overwrite=*/true);
-    if (!st.ok()) return unreadable("cannot write the reference: " + st.message());
+    if (!st.ok()) return AddUnreadable(out, "cannot write the reference: " + st.message());
     out.reference_written = true;
-    return out;
+    return;
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    for (const auto& d : first->diagnostics) {
+    for (const auto& d : first.diagnostics) {
       out.findings.push_back(About(Finding::kExtra, d, "no reference for this session (" + path + ")"));
     }
-    return out;
+    return;
   }
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (text == first->text) {  // the same document: no card can differ
+  if (text == first.text) {  // the same document: no card can differ
     out.has_reference = true;
-    return out;
+    return;
   }
   Result<Value> reference = format::FastJsonParser().Parse(text);
-  if (!reference.ok()) return unreadable("the reference " + path + " is not JSON: " + reference.status().message());
+  if (!reference.ok()) return AddUnreadable(out, "the reference " + path + " is not JSON: " + reference.status().message());
   out.has_reference = true;
-  CompareWithReference(*first, *reference, out);
+  CompareWithReference(first, *reference, out);
+}
+
+SessionCheck CheckSession(const EventSource& source, const CheckOptions& o, const presenters::PresenterSet& presenters_in,
+                          std::map<std::string, std::string>& claimed) {
+  SessionCheck out;
+  out.source = source.label();
+  // Views are kept where they are read for sure (fuzzing reads each card's
+  // arguments; run-time snapshots are compared view by view). Against a golden
+  // document the text is compared first, and parsed only if it differs.
+  const bool views = o.fuzz > 0 || !o.golden_dir;
+  Result<Replay> first = ReplayOnce(source, presenters_in, o.fuzz > 0, views);
+  // A session recorded in Code Mode says so in its card snapshots: its run_code
+  // calls were shown by run_code's own presenter. Unless told which presenters
+  // to use, it is replayed as that deployment.
+  const presenters::PresenterSet* chosen = &presenters_in;
+  if (first.ok() && o.presenters == nullptr && RecordedInCodeMode(first->snapshots)) {
+    chosen = &presenters::CodeModePresenters();
+    first = ReplayOnce(source, *chosen, o.fuzz > 0, views);
+  }
+  if (!first.ok()) {
+    AddUnreadable(out, first.status().message());
+    return out;
+  }
+  out.session_id = first->session_id;
+  out.calls = static_cast<int64_t>(first->diagnostics.size());
+  for (const std::string& u : first->unknown) {
+    AddUnreadable(out, "unknown event type " + u + " is not marked ignorable: this build cannot replay it");
+  }
+  Result<Replay> second = ReplayOnce(source, *chosen, false, /*views=*/false);
+  if (!second.ok()) {
+    AddUnreadable(out, second.status().message());
+    return out;
+  }
+  CheckDeterminism(*first, *second, out);
+  CheckPresenters(*first, out);
+  if (o.fuzz > 0) Fuzz(*first, *chosen, o.fuzz, out);
+  if (o.golden_dir) {
+    CheckAgainstGolden(source, o, *first, claimed, out);
+  } else if (!first->snapshots.Find("calls")->as_array().empty()) {
+    // The reference, if any: the card snapshots recorded at run time.
+    out.has_reference = true;
+    CompareWithReference(*first, first->snapshots, out, /*views_only=*/true);
+  }
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/signal_set.hpp>
 
+#include "engine/base/unique_fd.h"
 #include "engine/json/value.h"
 #include "rpc/line_io.h"
 
@@ -161,26 +162,55 @@ asio::awaitable<void> ReadFrames(asio::posix::stream_descriptor& in, size_t max_
   }
 }
 
+// Reads the client through a copy of `in_fd`: closing ours leaves the caller's
+// open. (A regular file works too: Asio reads it directly, as epoll cannot
+// watch it.)
+Status AssignInput(asio::posix::stream_descriptor& input, int in_fd) {
+  base::UniqueFd copy(::fcntl(in_fd, F_DUPFD_CLOEXEC, 0));
+  if (!copy) return Status::IoError(std::string("reading the client: ") + std::strerror(errno));
+  boost::system::error_code ec;
+  input.assign(copy.get(), ec);
+  if (ec) return Status::IoError("reading the client: " + ec.message());
+  (void)copy.release();  // the descriptor object owns it now
+  return Status::Ok();
+}
+
+// After a signal: gives the calls still running their grace period, then
+// aborts what still runs (counted in `outcome`). The watcher may outlive this
+// frame (it wakes after the abort too), so what it touches is shared.
+asio::awaitable<void> AbortAfterGrace(asio::io_context& io, Server& server, std::chrono::milliseconds grace_period,
+                                      StdioOutcome& outcome) {
+  if (server.in_flight() == 0) co_return;
+  auto grace = std::make_shared<asio::steady_timer>(io, grace_period);
+  auto drained = std::make_shared<bool>(false);
+  asio::co_spawn(io, [&server, grace, drained]() -> asio::awaitable<void> {
+    co_await server.Drain();
+    *drained = true;
+    grace->cancel();
+  }, asio::detached);
+  boost::system::error_code ec;
+  co_await grace->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  if (!*drained) {
+    outcome.aborted_calls = static_cast<int64_t>(server.in_flight());
+    server.AbortAll("the server is shutting down");
+  }
+}
+
+// The turn's end: aborted by the user when calls had to be cut off.
+json::Value TurnEndReason(const StdioOutcome& outcome) {
+  if (outcome.aborted_calls == 0) return json::Value::MakeObject({{"kind", "completed"}});
+  return json::Value::MakeObject({{"kind", "aborted"}, {"reason", json::Value::MakeObject({{"kind", "user"}})}});
+}
+
 }  // namespace
 
 Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_fd, ServerOptions server_options,
                                 StdioOptions options) {
   asio::io_context io;
   // Input is read on the server's own thread, so a request reaches the
-  // server without a hop between threads. A copy of the descriptor: closing
-  // ours leaves the caller's open. (A regular file works too: Asio reads it
-  // directly, as epoll cannot watch it.)
+  // server without a hop between threads.
   asio::posix::stream_descriptor input(io);
-  {
-    const int copy = ::fcntl(in_fd, F_DUPFD_CLOEXEC, 0);
-    if (copy < 0) return Status::IoError(std::string("reading the client: ") + std::strerror(errno));
-    boost::system::error_code ec;
-    input.assign(copy, ec);
-    if (ec) {
-      ::close(copy);
-      return Status::IoError("reading the client: " + ec.message());
-    }
-  }
+  RETURN_IF_ERROR(AssignInput(input, in_fd));
   auto work = asio::make_work_guard(io);
   StdioOutcome outcome;
   bool stop = false;
@@ -206,30 +236,11 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
     asio::co_spawn(
         io,
         [&]() -> asio::awaitable<void> {
-          if (outcome.signalled && server.in_flight() > 0) {
-            // Give the calls their grace period, then abort what still runs. The
-            // watcher may outlive this frame (it wakes after the abort too), so what
-            // it touches is shared.
-            auto grace = std::make_shared<asio::steady_timer>(io, options.shutdown_grace);
-            auto drained = std::make_shared<bool>(false);
-            asio::co_spawn(io, [&server, grace, drained]() -> asio::awaitable<void> {
-              co_await server.Drain();
-              *drained = true;
-              grace->cancel();
-            }, asio::detached);
-            boost::system::error_code ec;
-            co_await grace->async_wait(asio::redirect_error(asio::use_awaitable, ec));
-            if (!*drained) {
-              outcome.aborted_calls = static_cast<int64_t>(server.in_flight());
-              server.AbortAll("the server is shutting down");
-            }
+          if (outcome.signalled) {
+            co_await AbortAfterGrace(io, server, options.shutdown_grace, outcome);
           }
           co_await server.Drain();
-          json::Value reason = outcome.aborted_calls > 0
-                                   ? json::Value::MakeObject({{"kind", "aborted"},
-                                                              {"reason", json::Value::MakeObject({{"kind", "user"}})}})
-                                   : json::Value::MakeObject({{"kind", "completed"}});
-          closed = live.Close(std::move(reason));
+          closed = live.Close(TurnEndReason(outcome));
           signals.cancel();
           work.reset();
         },

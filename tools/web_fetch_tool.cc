@@ -110,6 +110,55 @@ struct Fetched {
   std::optional<std::string> location;  // a 3xx's redirect target
 };
 
+// What one GET gathers as it goes: the parsed response, and the first error.
+struct Exchange {
+  http::request<http::empty_body> req;
+  http::response_parser<http::string_body> parser;
+  beast::flat_buffer buffer;
+  beast::error_code ec;
+  bool over = false;  // the body passed the cap: the rest is not read
+};
+
+// The request and the response on an open stream; the body is read chunk by
+// chunk, stopping at the cap.
+template <typename Stream>
+net::awaitable<void> Talk(Stream& stream, Exchange& x) {
+  auto token = net::redirect_error(net::use_awaitable, x.ec);
+  co_await http::async_write(stream, x.req, token);
+  if (x.ec) co_return;
+  co_await http::async_read_header(stream, x.buffer, x.parser, token);
+  while (!x.ec && !x.parser.is_done()) {
+    if (x.parser.get().body().size() > kMaxBodyBytes) {
+      x.over = true;
+      co_return;
+    }
+    co_await http::async_read_some(stream, x.buffer, x.parser, token);
+    // A server that closes without TLS's close_notify ends a close-delimited body
+    // just as a TCP close does; HTTP's own framing catches a cut Content-Length body.
+    if (x.ec == http::error::end_of_stream || x.ec == net::ssl::error::stream_truncated) {
+      x.ec = {};
+      co_return;
+    }
+  }
+}
+
+// Resolve, connect, the TLS handshake when `secure`, then Talk.
+net::awaitable<void> Run(const Url& u, beast::tcp_stream& tcp, beast::ssl_stream<beast::tcp_stream>* secure, Exchange& x) {
+  auto token = net::redirect_error(net::use_awaitable, x.ec);
+  net::ip::tcp::resolver resolver(tcp.get_executor());
+  const auto results = co_await resolver.async_resolve(u.host, u.port, token);
+  if (x.ec) co_return;
+  co_await tcp.async_connect(results, token);
+  if (x.ec) co_return;
+  if (!secure) {
+    co_await Talk(tcp, x);
+    co_return;
+  }
+  co_await secure->async_handshake(net::ssl::stream_base::client, token);
+  if (x.ec) co_return;
+  co_await Talk(*secure, x);
+}
+
 // One GET, bounded by `deadline` and cancelled by `signal`, over TCP or TLS.
 Fetched Get(const std::string& url, std::chrono::steady_clock::time_point deadline, const runtime::Signal& signal,
             const WebFetchOptions& options) {
@@ -131,73 +180,31 @@ Fetched Get(const std::string& url, std::chrono::steady_clock::time_point deadli
     plain.emplace(io);
   }
   beast::tcp_stream& tcp = tls ? beast::get_lowest_layer(*secure) : *plain;
-  beast::error_code ec;
-  http::response_parser<http::string_body> parser;
-  parser.body_limit(std::numeric_limits<std::uint64_t>::max());  // our own cap below keeps what fits
-  beast::flat_buffer buffer;
-  http::request<http::empty_body> req{http::verb::get, u.target, 11};
-  req.set(http::field::host, u.host);
-  req.set(http::field::user_agent, "retrace-web-fetch");
-  req.set(http::field::accept, "text/html, text/plain;q=0.9, */*;q=0.5");
-  Fetched out;
-  out.url = url;
-  bool over = false;
-  net::ip::tcp::resolver resolver(io);
+  Exchange x;
+  x.parser.body_limit(std::numeric_limits<std::uint64_t>::max());  // our own cap keeps what fits
+  x.req = {http::verb::get, u.target, 11};
+  x.req.set(http::field::host, u.host);
+  x.req.set(http::field::user_agent, "retrace-web-fetch");
+  x.req.set(http::field::accept, "text/html, text/plain;q=0.9, */*;q=0.5");
   tcp.expires_at(deadline);
   runtime::Subscription cancel = signal.OnAbort([&io, &tcp](const std::string&) {
     net::post(io, [&tcp] { tcp.socket().close(); });
   });
-  auto fail = [&](const std::string& what) {
-    throw std::runtime_error("web_fetch: " + what + " " + url + ": " + ec.message());
-  };
-  // The request and the response, on whichever stream the URL asks for. The
-  // body is read chunk by chunk, stopping at the cap; `read_more` outlives
-  // io.run(), so the handlers can refer to it.
-  std::function<void()> read_more;
-  auto exchange = [&](auto& stream) {
-    read_more = [&, s = &stream] {  // the stream itself, which outlives io.run() too
-      if (parser.is_done()) return;
-      if (parser.get().body().size() > kMaxBodyBytes) {
-        over = true;
-        return;
-      }
-      http::async_read_some(*s, buffer, parser, [&](beast::error_code e5, size_t) {
-        // A server that closes without TLS's close_notify ends a close-delimited body
-        // just as a TCP close does; HTTP's own framing catches a cut Content-Length body.
-        if (e5 == http::error::end_of_stream || e5 == net::ssl::error::stream_truncated) return;
-        if ((ec = e5)) return;
-        read_more();
-      });
-    };
-    http::async_write(stream, req, [&](beast::error_code e3, size_t) {
-      if ((ec = e3)) return;
-      http::async_read_header(stream, buffer, parser, [&](beast::error_code e4, size_t) {
-        if ((ec = e4)) return;
-        read_more();
-      });
-    });
-  };
-  resolver.async_resolve(u.host, u.port, [&](beast::error_code e, const net::ip::tcp::resolver::results_type& results) {
-    if ((ec = e)) return;
-    tcp.async_connect(results, [&](beast::error_code e2, const net::ip::tcp::endpoint&) {
-      if ((ec = e2)) return;
-      if (!secure) return exchange(*plain);
-      secure->async_handshake(net::ssl::stream_base::client, [&](beast::error_code e6) {
-        if ((ec = e6)) return;
-        exchange(*secure);
-      });
-    });
-  });
+  net::co_spawn(io, Run(u, tcp, secure ? &*secure : nullptr, x), net::detached);
   io.run();
   cancel.Reset();
   if (signal.aborted()) throw runtime::ToolError("tool call aborted", "AbortError", "ABORTED");
-  if (ec == beast::error::timeout) fail("timed out fetching");
-  if (ec) fail("could not fetch");
-  const auto& res = parser.get();
+  if (x.ec) {
+    const std::string what = x.ec == beast::error::timeout ? "timed out fetching" : "could not fetch";
+    throw std::runtime_error("web_fetch: " + what + " " + url + ": " + x.ec.message());
+  }
+  const auto& res = x.parser.get();
+  Fetched out;
+  out.url = url;
   out.status = static_cast<int>(res.result_int());
   out.content_type = std::string(res[http::field::content_type]);
   out.body = res.body();
-  if (over || out.body.size() > kMaxBodyBytes) {
+  if (x.over || out.body.size() > kMaxBodyBytes) {
     out.body.resize(kMaxBodyBytes);
     out.truncated = true;
   }

@@ -1,6 +1,7 @@
 #include "engine/base/spawn.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -39,8 +40,9 @@ std::vector<char*> CStrings(std::vector<std::string>& strings) {
   return out;
 }
 
-// Everything the child does between fork and exec, prepared before the fork:
-// after it only async-signal-safe calls are made.
+// Everything the child does between vfork and exec, prepared before: the
+// child borrows the host's memory until it execs, so it allocates nothing,
+// writes nothing of the host's and makes only async-signal-safe calls.
 struct ChildPlan {
   std::vector<std::pair<int, int>> moves;  // {child fd, host fd}
   int first_free = 3;                      // the lowest number above every child fd (at least 3)
@@ -61,6 +63,15 @@ struct ChildPlan {
 }
 
 [[noreturn]] void RunChild(const ChildPlan& p) {
+  // A handler of the host's must not run in the child, on the host's memory:
+  // every caught signal goes back to its default (the host's thread blocked
+  // them all around the vfork, so none arrived yet; exec would reset them).
+  for (int sig = 1; sig < NSIG; ++sig) {
+    struct sigaction current {};
+    if (sigaction(sig, nullptr, &current) == 0 && current.sa_handler != SIG_IGN && current.sa_handler != SIG_DFL) {
+      signal(sig, SIG_DFL);
+    }
+  }
   if (p.group == SpawnOptions::Group::kNewSession) {
     setsid();
   } else {
@@ -107,6 +118,14 @@ struct ChildPlan {
     execvp(p.argv[0], p.argv);
   }
   FailInChild(status_fd, SpawnStep::kExec, errno);
+}
+
+// vfork on `plan`: the child's pid, or -1 with errno set. A function of its
+// own, so that nothing of Spawn's lives across the vfork.
+[[gnu::noinline]] pid_t StartChild(const ChildPlan& plan) {
+  const pid_t pid = vfork();
+  if (pid == 0) RunChild(plan);
+  return pid;
 }
 
 // The child's report: nullopt once it exec'd (the pipe closed on exec).
@@ -205,9 +224,15 @@ Result<SpawnedChild> Spawn(SpawnOptions options) {
   plan.exec_fault = Injected(options, SpawnStep::kExec);
 
   const int fork_fault = Injected(options, SpawnStep::kFork);
-  const pid_t pid = fork_fault != 0 ? -1 : fork();
-  if (pid == 0) RunChild(plan);
+  // vfork, not fork: the cost of a fork grows with the host's memory (its page
+  // tables are copied), and a host with a large heap starts children often
+  // (Code Mode starts the next run's interpreter as each run begins).
+  sigset_t all, old_mask;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old_mask);
+  const pid_t pid = fork_fault != 0 ? -1 : StartChild(plan);
   const int fork_errno = fork_fault != 0 ? fork_fault : errno;
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   options.fds.clear();
   status.second.reset();
   if (pid < 0) return StepFailed(SpawnStep::kFork, fork_errno);

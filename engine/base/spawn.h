@@ -1,4 +1,4 @@
-// Spawn: the one way retrace starts a child process (fork + exec).
+// Spawn: the one way retrace starts a child process (vfork + exec).
 //
 // The caller makes the child's channels (MakePipe, MakeSocketPair: both ends
 // UniqueFd, close-on-exec) and hands the child's ends over in `fds`, keyed by

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "cli/options.h"
+#include "frontends/cli/options.h"
 
 namespace retrace::bench {
 

@@ -13,13 +13,13 @@
 
 #include "bench/bench_options.h"
 #include "bench/log_generator.h"
-#include "acp/session_updates.h"
+#include "frontends/acp/session_updates.h"
 #include "bench/measure.h"
 #include "engine/json/writer.h"
 #include "engine/replay/cards.h"
 #include "engine/replay/transcript.h"
 #include "presenters/reference_tools.h"
-#include "rpc/json_rpc.h"
+#include "frontends/rpc/json_rpc.h"
 #include "service/replay.h"
 #include "store/event_source.h"
 #include "store/importer.h"
@@ -99,7 +99,7 @@ double StoredCardsInPieces(const std::string& db, unsigned threads) {
   return NowSeconds() - start;
 }
 
-// The frames `retrace acp` writes for a session/load (acp/session_updates.h
+// The frames `retrace acp` writes for a session/load (frontends/acp/session_updates.h
 // over service::StreamConversation), from the stored session: retrace's side
 // of a load without a client to read it (bench/acp/acp_bench.mjs has one).
 double AcpLoadFrames(const std::string& db) {

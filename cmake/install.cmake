@@ -23,7 +23,7 @@ list(TRANSFORM RETRACE_EXPORTED PREPEND retrace_ OUTPUT_VARIABLE RETRACE_EXPORTE
 install(TARGETS retrace RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cli)
 # The presenters program for dsh tool packages (`retrace check --presenters-cmd`,
 # docs/REPLAY-STABILITY.md): it goes with the CLI that runs it.
-install(PROGRAMS ${PROJECT_SOURCE_DIR}/adapters/dsh-presenters.mjs
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/check/dsh-presenters.mjs
         DESTINATION ${CMAKE_INSTALL_DATADIR}/retrace/adapters COMPONENT cli)
 install(TARGETS ${RETRACE_EXPORTED_TARGETS} EXPORT retrace-targets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)

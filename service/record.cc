@@ -22,12 +22,12 @@ json::Value ErrorTurnEnd(const Status& failure) {
 
 }  // namespace
 
-Result<RecordOutcome> RecordScript(const Catalog& catalog, const std::vector<host::ScriptOp>& ops,
+Result<RecordOutcome> RecordScript(const Catalog& catalog, const std::vector<ScriptOp>& ops,
                                    const RecordOptions& how) {
   ASSIGN_OR_RETURN(std::unique_ptr<LiveSession> live, LiveSession::Open(catalog, how));
   ASSIGN_OR_RETURN(runtime::SessionRecorder * recorder, live->Recorder());
   asio::io_context io;
-  std::optional<Result<host::ScriptReport>> report;
+  std::optional<Result<ScriptReport>> report;
   std::exception_ptr thrown;
   asio::co_spawn(
       io,
@@ -36,8 +36,8 @@ Result<RecordOutcome> RecordScript(const Catalog& catalog, const std::vector<hos
         // destroys those wrongly in a coroutine (the agent's scope was freed
         // early when a store fault ended the run; tests/store/fault_injection_test.cc).
         const runtime::RecorderEnv env = live->env();
-        const host::ScriptOptions options{.max_parallel = how.max_parallel, .agent = live->agent()};
-        Result<host::ScriptReport> ran = co_await host::RunScript(ops, *recorder, live->runtime(), env, options);
+        const ScriptOptions options{.max_parallel = how.max_parallel, .agent = live->agent()};
+        Result<ScriptReport> ran = co_await RunScript(ops, *recorder, live->runtime(), env, options);
         report.emplace(std::move(ran));
       },
       [&](std::exception_ptr e) { thrown = std::move(e); });
@@ -59,7 +59,7 @@ Result<RecordOutcome> RecordScript(const Catalog& catalog, const std::vector<hos
 
 std::string Summary(const RecordOutcome& o) {
   auto count = [](int64_t n, const char* noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); };
-  const host::ScriptReport& r = o.report;
+  const ScriptReport& r = o.report;
   return "session " + o.session_id + ": " + count(r.turns, "turn") + ", " + count(r.tool_calls, "tool call") + " (" +
          std::to_string(r.tool_errors) + " failed); events " + std::to_string(r.first_seq) + ".." +
          std::to_string(r.next_seq - 1) + " recorded";

@@ -14,7 +14,7 @@
 #include "engine/base/status.h"
 #include "engine/runtime/registration.h"
 #include "engine/runtime/tool_runtime.h"
-#include "host/script_host.h"
+#include "service/script_host.h"
 #include "service/catalog.h"
 #include "service/live_session.h"
 
@@ -26,12 +26,12 @@ using RecordOptions = LiveOptions;
 struct RecordOutcome {
   std::string session_id;
   std::string workspace;
-  host::ScriptReport report;
+  ScriptReport report;
 };
 
-// Plays `ops` (host/script_host.h) into the session. Each tool/call is
+// Plays `ops` (service/script_host.h) into the session. Each tool/call is
 // durable before its body runs.
-Result<RecordOutcome> RecordScript(const Catalog& catalog, const std::vector<host::ScriptOp>& ops,
+Result<RecordOutcome> RecordScript(const Catalog& catalog, const std::vector<ScriptOp>& ops,
                                    const RecordOptions& options);
 
 // "session <id>: 1 turn, 2 tool calls (1 failed); events 0..14 recorded"

@@ -53,7 +53,7 @@ inline constexpr int kPageSize = 32768;
 
 struct StoreOptions {
   Durability durability = Durability::kFull;
-  // Stamps the migration ledger (Unix ms). Only cli/ reads the real clock.
+  // Stamps the migration ledger (Unix ms). Only frontends/cli/ reads the real clock.
   std::function<int64_t()> now_ms = [] { return int64_t{0}; };
   // Migrations this binary knows (tests substitute their own lists).
   std::span<const Migration> migrations = EmbeddedMigrations();

@@ -1,5 +1,5 @@
 // ToolHost: what the built-in tools need from the program that hosts them.
-// The host (cli/) reads the environment and the clock; the tools only use
+// The host (frontends/cli/) reads the environment and the clock; the tools only use
 // what it hands over here, so tests can run them hermetically.
 #ifndef RETRACE_TOOLS_TOOL_HOST_H_
 #define RETRACE_TOOLS_TOOL_HOST_H_

@@ -1,7 +1,7 @@
-// acp/session_updates.h on hand-made transcript rows: the edges a fixture may
+// frontends/acp/session_updates.h on hand-made transcript rows: the edges a fixture may
 // not reach (hostile content blocks, lines ACP cannot take, relative paths
 // without a cwd, fences inside output, kinds outside ACP's enum).
-#include "acp/session_updates.h"
+#include "frontends/acp/session_updates.h"
 
 #include <string>
 #include <vector>
@@ -9,7 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "acp/server.h"
+#include "frontends/acp/server.h"
 #include "engine/json/parser.h"
 #include "engine/json/writer.h"
 

@@ -1,5 +1,5 @@
 // `retrace check|replay --presenters-cmd` as a tool author runs them: the
-// reference adapter (adapters/dsh-presenters.mjs) serving the upstream dsh
+// reference adapter (check/dsh-presenters.mjs) serving the upstream dsh
 // tool packages gives the built-in presenters' cards on every fixture, a
 // changed upstream presenter is caught, and a broken program gives findings
 // that name the calls, in bounded time.
@@ -18,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kRetrace = std::string(RETRACE_BUILD_DIR) + "/cli/retrace";
-const std::string kAdapter = std::string(RETRACE_SOURCE_DIR) + "/adapters/dsh-presenters.mjs";
+const std::string kAdapter = std::string(RETRACE_SOURCE_DIR) + "/check/dsh-presenters.mjs";
 const std::string kGolden = std::string(RETRACE_SOURCE_DIR) + "/tests/golden/cards";
 // The tool packages of a default deployment, as tests/golden/cards/upstream_cards.mjs registers them.
 const char kPackages[] =

@@ -1,5 +1,5 @@
 // The exit code of every status code, as README "Exit codes" documents it.
-#include "cli/exit_codes.h"
+#include "frontends/cli/exit_codes.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

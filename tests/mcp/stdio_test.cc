@@ -1,7 +1,7 @@
 // mcp::ServeStdio in process: the in-flight window that keeps a client's
-// requests queued in the pipe, not in memory (mcp/stdio.h), and the answers
-// written together (Outbox in mcp/stdio.cc).
-#include "mcp/stdio.h"
+// requests queued in the pipe, not in memory (frontends/mcp/stdio.h), and the answers
+// written together (Outbox in frontends/mcp/stdio.cc).
+#include "frontends/mcp/stdio.h"
 
 #include <fcntl.h>
 #include <sys/socket.h>

@@ -216,7 +216,7 @@ TEST(ImportServiceTest, ImportsEachLogOfADirectoryReportsTheOneItRefusesAndExpor
 TEST(RecordServiceTest, RecordsAScriptWithTheBuiltinToolsAndTheirCardSnapshots) {
   TempDir dir;
   std::filesystem::create_directories(dir / "ws");
-  auto ops = host::ParseScript(
+  auto ops = service::ParseScript(
       R"({"op":"prompt","text":"write it"})" "\n"
       R"({"op":"assistant","text":"","toolCalls":[{"id":"c1","name":"write","arguments":"{\"file_path\":\"a.txt\",\"content\":\"hi\\n\"}"}]})" "\n"
       R"({"op":"end","reason":"completed"})" "\n",

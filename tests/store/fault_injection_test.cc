@@ -31,7 +31,7 @@
 
 #include "engine/log/event.h"
 #include "engine/log/session_header.h"
-#include "host/script_host.h"
+#include "service/script_host.h"
 #include "service/catalog.h"
 #include "service/migrate.h"
 #include "service/record.h"
@@ -204,7 +204,7 @@ constexpr char kScript[] = R"({"op":"prompt","text":"read it"}
 TEST_F(FaultInjectionTest, EveryStoreOperationSurvivesAFaultAtEveryPoint) {
   std::filesystem::create_directories(Path("ws"));
   WriteFile(Path("ws/a.txt"), "a\n");
-  const auto script = host::ParseScript(kScript, "fault.jsonl");
+  const auto script = service::ParseScript(kScript, "fault.jsonl");
   ASSERT_TRUE(script.ok()) << script.status().message();
   auto catalog = [](const std::string& db) { return service::Catalog({.db_path = db}); };
   const std::vector<Scenario> scenarios = {

@@ -1,6 +1,9 @@
 #include "store/event_store.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 
 #include <sys/stat.h>
 
@@ -15,6 +18,29 @@ namespace {
 bool FileHasBytes(const std::string& path) {
   struct stat st {};
   return stat(path.c_str(), &st) == 0 && st.st_size > 0;
+}
+
+// Creates the missing directories above a new database, owner-only (0700):
+// sessions hold what tools read, and ~/.retrace/ is where the docs put them.
+// A first `retrace mcp` on a fresh machine would otherwise fail before it can
+// tell its client why.
+Status CreateParentDirectories(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) return Status::Ok();
+  std::error_code ec;
+  if (std::filesystem::is_directory(parent, ec)) return Status::Ok();
+  std::filesystem::path built;
+  for (const std::filesystem::path& part : parent) {
+    built /= part;
+    if (::mkdir(built.c_str(), 0700) != 0 && errno != EEXIST) {
+      return Status::IoError("cannot create the directory " + built.string() + " for the database " + path + ": " +
+                             std::strerror(errno));
+    }
+  }
+  if (!std::filesystem::is_directory(parent, ec)) {
+    return Status::IoError("cannot create the database " + path + ": " + parent.string() + " is not a directory");
+  }
+  return Status::Ok();
 }
 
 Status NoSession(std::string_view id) { return Status::NotFound("no session \"" + std::string(id) + "\" in the store"); }
@@ -37,6 +63,7 @@ const std::string& SummarySelect() {
 
 Result<std::unique_ptr<EventStore>> EventStore::Open(const std::string& path, const StoreOptions& options) {
   if (!options.create && !FileHasBytes(path)) return Status::NotFound("no database at " + path);
+  if (options.create) RETURN_IF_ERROR(CreateParentDirectories(path));
   // Several processes may open a new database at once: one creates and
   // migrates it while the others wait, then find it ready.
   ASSIGN_OR_RETURN(SchemaLock schema_lock, SchemaLock::Acquire(path, SchemaLock::Mode::kExclusive, options.open_timeout));

@@ -60,7 +60,8 @@ struct StoreOptions {
   // Apply pending migrations to an existing database (a new one is always
   // initialized). Without it, an out-of-date database is refused with a hint.
   bool migrate = false;
-  // Create the file when it does not exist.
+  // Create the file when it does not exist, and the missing directories
+  // above it (owner-only, 0700).
   bool create = true;
   // How long to wait while another process creates or migrates the
   // database (schema_lock.h); then Open fails with Busy.

@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
+
 #include "store/importer.h"
 #include "store/session_writer.h"
 #include "store/sqlite_event_log.h"
@@ -39,6 +41,30 @@ class EventStoreTest : public ::testing::Test {
   std::unique_ptr<SqliteEventLog> log_;
   std::vector<log::EventRecord> records_;
 };
+
+// A first run on a fresh machine: ~/.retrace/ does not exist yet.
+TEST_F(EventStoreTest, CreatingADatabaseMakesItsMissingDirectoriesOwnerOnly) {
+  const std::string db = dir_ / "fresh/nested/r.db";
+  Result<std::unique_ptr<EventStore>> opened = EventStore::Open(db, StoreOptions{});
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  for (const char* dir : {"fresh", "fresh/nested"}) {
+    EXPECT_EQ(std::filesystem::status(dir_ / dir).permissions() & std::filesystem::perms::all,
+              std::filesystem::perms::owner_all)
+        << dir;
+  }
+  // Opening an existing database creates nothing.
+  StoreOptions existing;
+  existing.create = false;
+  EXPECT_EQ(EventStore::Open(dir_ / "absent/r.db", existing).status().code(), Status::Code::kNotFound);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "absent"));
+}
+
+TEST_F(EventStoreTest, ADirectoryThatCannotBeMadeIsNamed) {
+  retrace::testing::WriteFile(dir_ / "file", "");
+  Result<std::unique_ptr<EventStore>> opened = EventStore::Open(dir_ / "file/sub/r.db", StoreOptions{});
+  ASSERT_FALSE(opened.ok());
+  EXPECT_THAT(opened.status().message(), HasSubstr("cannot create the directory " + (dir_ / "file")));
+}
 
 TEST_F(EventStoreTest, AppendsAndReadsBackVerbatim) {
   ASSERT_EQ(*log_->Append("s", 0, Batch(0, 4)), log::AppendOutcome::kAppended);

@@ -1,5 +1,8 @@
 #include "service/live_session.h"
 
+#include <filesystem>
+#include <map>
+#include <mutex>
 #include <utility>
 
 #include "engine/runtime/run_code.h"
@@ -14,6 +17,80 @@ namespace retrace::service {
 
 namespace asio = runtime::asio;
 using json::Value;
+
+namespace {
+
+std::string Canonical(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::canonical(dir, ec);
+  return ec ? dir : p.string();
+}
+
+// What the tools answer while there is no workspace: why, and how to give one.
+std::string NoWorkspace(const std::string& why) {
+  return "no workspace: " + why +
+         ", and the client gave no roots. Add \"--workspace\", \"/path/to/project\" to retrace's arguments "
+         "in the client's MCP configuration (docs/MCP.md)";
+}
+
+// run_code's runner while the workspace may change (a client's roots): a
+// runtime per primary root, made when a program first runs there. A program
+// runs in the primary root of the moment it starts.
+class FollowingCodeRunner : public runtime::CodeRunner {
+ public:
+  FollowingCodeRunner(tools::CodeRuntimeOptions options, tools::Workspace workspace)
+      : options_(std::move(options)), workspace_(std::move(workspace)) {}
+
+  schema::SdkLanguage language() const override { return options_.language; }
+
+  runtime::CodeRunResult Run(std::string_view program, const std::vector<runtime::CodeBindingNamespace>& bindings,
+                             const runtime::Signal* abort) const override {
+    std::string root;
+    try {
+      root = workspace_.Cwd();
+    } catch (const runtime::ToolError& e) {
+      return Failed(e.what());
+    }
+    Result<const tools::CodeRuntime*> runner = For(root);
+    if (!runner.ok()) return Failed(runner.status().message());
+    return (*runner)->Run(program, bindings, abort);
+  }
+
+ private:
+  static runtime::CodeRunResult Failed(std::string message) {
+    runtime::CodeRunResult r;
+    r.error = runtime::CodeRunFailure{.kind = "error", .message = std::move(message)};
+    return r;
+  }
+  Result<const tools::CodeRuntime*> For(const std::string& root) const {
+    std::lock_guard lock(mu_);
+    auto it = runners_.find(root);
+    if (it == runners_.end()) {
+      tools::CodeRuntimeOptions o = options_;
+      o.workspace = root;
+      ASSIGN_OR_RETURN(std::unique_ptr<tools::CodeRuntime> made, tools::CodeRuntime::Create(std::move(o)));
+      it = runners_.emplace(root, std::move(made)).first;
+    }
+    return static_cast<const tools::CodeRuntime*>(it->second.get());
+  }
+
+  tools::CodeRuntimeOptions options_;
+  tools::Workspace workspace_;
+  mutable std::mutex mu_;
+  mutable std::map<std::string, std::unique_ptr<tools::CodeRuntime>> runners_;
+};
+
+}  // namespace
+
+std::optional<std::string> WhyNotAWorkspace(const std::string& dir, const std::string& home) {
+  const std::filesystem::path p = Canonical(dir);
+  if (p == "/") return "retrace was started in / (where MCP clients start their servers)";
+  if (!home.empty() && p == std::filesystem::path(Canonical(home))) {
+    return "retrace was started in the home directory " + p.string();
+  }
+  if (p.parent_path() == "/") return "retrace was started in " + p.string() + ", a system directory";
+  return std::nullopt;
+}
 
 // What the session and its tools hold on to, in teardown order (last first).
 struct LiveSession::Parts {
@@ -35,7 +112,14 @@ Result<std::unique_ptr<LiveSession>> LiveSession::Open(const Catalog& catalog, L
   if (options.session_id.empty() || !options.now_ms || !options.new_id) {
     return Status::InvalidArgument("recording needs a session id, a clock and an id source");
   }
-  ASSIGN_OR_RETURN(tools::Workspace workspace, tools::Workspace::Open(options.workspace));
+  tools::Workspace workspace = tools::Workspace::Unset("");
+  if (options.workspace_chosen) {
+    ASSIGN_OR_RETURN(workspace, tools::Workspace::Open(options.workspace));
+  } else if (std::optional<std::string> why = WhyNotAWorkspace(options.workspace, options.home)) {
+    workspace = tools::Workspace::Unset(NoWorkspace(*why));
+  } else {
+    ASSIGN_OR_RETURN(workspace, tools::Workspace::Open(options.workspace));
+  }
   auto parts = std::make_unique<Parts>(Parts{.store = nullptr, .log = nullptr, .jobs = nullptr, .host = {.workspace = workspace}});
   ASSIGN_OR_RETURN(parts->store, catalog.Open(Access::kCreate));
   if (catalog.durability() == store::Durability::kNormal) {
@@ -62,12 +146,19 @@ Result<std::unique_ptr<LiveSession>> LiveSession::Open(const Catalog& catalog, L
     live->registered_.push_back(std::move(reg));
   }
   if (const std::optional<CodeModeOptions>& code = live->options_.code; code && code->mode != runtime::ToolsMode::kNative) {
-    // run_code's programs work in the tools' workspace.
+    // run_code's programs work in the tools' workspace: the chosen one, or
+    // the primary root of the moment (a client's roots may change).
     tools::CodeRuntimeOptions ro = code->runtime;
-    ro.workspace = live->parts_->host.workspace.root();
-    ASSIGN_OR_RETURN(std::unique_ptr<tools::CodeRuntime> runner, tools::CodeRuntime::Create(std::move(ro)));
+    std::shared_ptr<const runtime::CodeRunner> runner;
+    if (live->options_.workspace_chosen) {
+      ro.workspace = live->parts_->host.workspace.root();
+      ASSIGN_OR_RETURN(std::unique_ptr<tools::CodeRuntime> made, tools::CodeRuntime::Create(std::move(ro)));
+      runner = std::move(made);
+    } else {
+      runner = std::make_shared<FollowingCodeRunner>(std::move(ro), live->parts_->host.workspace);
+    }
     ASSIGN_OR_RETURN(runtime::ToolDefinitionPtr run_code,
-                     runtime::MakeRunCodeTool(rt, std::shared_ptr<const runtime::CodeRunner>(std::move(runner)),
+                     runtime::MakeRunCodeTool(rt, std::move(runner),
                                               {.max_parallel_sub_calls = code->max_parallel_sub_calls,
                                                .new_id = live->options_.new_id}));
     rt.registry().SetCodeMode(code->mode, std::move(run_code));
@@ -78,7 +169,35 @@ Result<std::unique_ptr<LiveSession>> LiveSession::Open(const Catalog& catalog, L
   return live;
 }
 
-const std::string& LiveSession::workspace() const { return parts_->host.workspace.root(); }
+std::string LiveSession::workspace() const { return parts_->host.workspace.root(); }
+
+std::vector<std::string> LiveSession::workspace_roots() const { return parts_->host.workspace.roots(); }
+
+std::string LiveSession::workspace_reason() const {
+  try {
+    (void)parts_->host.workspace.Cwd();
+    return "";
+  } catch (const runtime::ToolError& e) {
+    return e.what();
+  }
+}
+
+void LiveSession::SetRoots(const std::vector<std::string>& roots) {
+  if (options_.workspace_chosen) return;  // --workspace wins over the client's roots
+  std::vector<std::string> usable;
+  for (const std::string& root : roots) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(root, ec)) {
+      usable.push_back(root);
+    } else {
+      options_.warn("the client's root " + root + " is not a directory here; skipped");
+    }
+  }
+  if (usable.empty() && !WhyNotAWorkspace(options_.workspace, options_.home)) usable.push_back(options_.workspace);
+  const std::optional<std::string> why = WhyNotAWorkspace(options_.workspace, options_.home);
+  Status st = parts_->host.workspace.Replace(usable, NoWorkspace(why.value_or("the client's roots are gone")));
+  if (!st.ok()) options_.warn("could not take the client's roots: " + st.message());
+}
 
 std::string LiveSession::ToolsSdk() const {
   if (!options_.code || runtime_.registry().ModeFor(agent_) == runtime::ToolsMode::kNative) return "";
@@ -95,7 +214,9 @@ Result<runtime::SessionRecorder*> LiveSession::Recorder() {
   log::SessionHeader header;
   header.id = options_.session_id;
   header.created_at = options_.now_ms();
-  header.cwd = workspace();  // the session's cwd is the workspace the tools are confined to
+  // The session's cwd is the workspace the tools are confined to (where the
+  // program started while there is none).
+  header.cwd = workspace().empty() ? Canonical(options_.workspace) : workspace();
   ASSIGN_OR_RETURN(recorder_, runtime::SessionRecorder::Open(*parts_->log, header, env()));
   if (recorder_->repaired_events() > 0) {
     options_.warn("session " + header.id + ": closed a turn a crash left open (" +

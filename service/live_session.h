@@ -43,6 +43,11 @@ struct CodeModeOptions {
 struct LiveOptions {
   std::string session_id;        // created, or continued when it exists
   std::string workspace = ".";   // the tools' confinement, and the session's cwd
+  // Whether the user chose `workspace` (--workspace). When not, it is only
+  // where the program was started: it is served only when someone would mean
+  // it (WhyNotAWorkspace), and a client's roots replace it (SetRoots).
+  bool workspace_chosen = true;
+  std::string home{};  // the user's home directory ($HOME): never a workspace by default
   size_t max_parallel = 10;      // concurrency-safe calls at once
   // Extra policy (guards, listeners) to install on the runtime.
   std::function<std::vector<runtime::Registration>(runtime::ToolRuntime&)> policies{};
@@ -58,6 +63,14 @@ struct LiveOptions {
   std::optional<CodeModeOptions> code{};
 };
 
+// Why `dir`, a directory a program was merely started in, is no workspace a
+// user would mean; nullopt when it is one. Refused: `/` (where Claude
+// Desktop, Cursor and Cline start their stdio servers), the user's home
+// (where others do, and which holds every secret a shell config names), and
+// any directory right under `/` (/etc, /usr, /tmp, /home, ...), which hold
+// systems, not projects.
+std::optional<std::string> WhyNotAWorkspace(const std::string& dir, const std::string& home);
+
 class LiveSession {
  public:
   // Checks the options and the workspace and sets up the runtime; opens the
@@ -69,7 +82,18 @@ class LiveSession {
   LiveSession& operator=(const LiveSession&) = delete;
 
   const std::string& session_id() const { return options_.session_id; }
-  const std::string& workspace() const;
+  // The primary workspace root; "" while there is none (workspace_reason()).
+  std::string workspace() const;
+  std::vector<std::string> workspace_roots() const;
+  // Why the tools are refused while there is no workspace ("" when there is one).
+  std::string workspace_reason() const;
+  bool workspace_chosen() const { return options_.workspace_chosen; }
+
+  // A client's roots (absolute directory paths), which become the workspace
+  // unless the user chose one; those that are not directories are skipped
+  // (and said through `warn`). No usable root: the start directory when
+  // someone would mean it, else no workspace at all.
+  void SetRoots(const std::vector<std::string>& roots);
   // The Code Mode SDK text the session's model programs against ("" under `native`).
   std::string ToolsSdk() const;
   runtime::ToolRuntime& runtime() { return runtime_; }

@@ -48,10 +48,11 @@ void CheckArgs(const Value& args) {
 
 // The session cwd is the workspace; a relative workdir resolves against it.
 std::string Workdir(const Value& args, const Workspace& workspace) {
+  const std::string root = workspace.Cwd();  // refused when there is no workspace yet
   const Value* w = args.Find("workdir");
-  if (w == nullptr) return workspace.root();
+  if (w == nullptr) return root;
   const std::string& dir = w->as_string();
-  return !dir.empty() && dir[0] == '/' ? dir : ResolveLexically(workspace.root(), dir);
+  return !dir.empty() && dir[0] == '/' ? dir : ResolveLexically(root, dir);
 }
 
 SpawnSpec BashSpawn(const ToolHost& host, const runtime::ToolRunContext& run, const Value& args) {

@@ -52,7 +52,7 @@ RipgrepRun RunRipgrep(const ToolHost& host, const runtime::ToolRunContext& run, 
   SpawnSpec spec;
   spec.argv = {host.ripgrep, "--no-config"};
   spec.argv.insert(spec.argv.end(), argv.begin(), argv.end());
-  spec.cwd = host.workspace.root();
+  spec.cwd = host.workspace.Cwd();  // refused when there is no workspace yet
   spec.base_env = host.environment;
   spec.stdout_max_bytes = kRawOutputMaxBytes;
   spec.stderr_max_bytes = kStderrMaxBytes;
@@ -268,7 +268,7 @@ Value RunGlob(const ToolHost& host, runtime::ToolRunContext& run) {
   const Value* path = args.Find("path");
   if (path) argv.insert(argv.end(), {"--", path->as_string()});
   RipgrepRun rg = RunRipgrep(host, run, "glob", std::move(argv));
-  const std::string& workdir = host.workspace.root();
+  const std::string workdir = host.workspace.root();
   Value root = path ? DisplayPath(path->as_string(), workdir) : ".";
   Value::Array paths;
   if (!rg.no_matches) {

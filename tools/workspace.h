@@ -1,10 +1,14 @@
-// Workspace: the directory the built-in file tools are confined to.
+// Workspace: the directories the built-in file tools are confined to.
 //
 // A path resolves like Node's path.resolve(root, path): relative paths
-// against the root, `.` and `..` segments folded lexically. The result must
-// stay inside the root, and so must the real path of its longest existing
-// prefix, so neither `..`, an absolute path elsewhere, nor a symlink that
-// leads out gets through. The display path — the model-facing path in values
+// against the first (primary) root, `.` and `..` segments folded lexically.
+// The result must stay inside one of the roots, and so must the real path of
+// its longest existing prefix, so neither `..`, an absolute path elsewhere,
+// nor a symlink that leads out gets through.
+//
+// Copies share their roots: Replace() changes them for every copy (an MCP
+// client's roots changed), and a workspace may have no root yet (Unset), in
+// which case every path is refused with the reason it was given. The display path — the model-facing path in values
 // and messages — is the lexical absolute path, as dsh's local filesystem
 // reports it.
 #ifndef RETRACE_TOOLS_WORKSPACE_H_
@@ -12,9 +16,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <retrace/engine/base/lexical_path.h>  // ResolveLexically: how the tools resolve their paths
 #include <retrace/engine/base/status.h>
@@ -41,8 +47,21 @@ class Workspace {
  public:
   // REQUIRES: `root` names an existing directory. Fails otherwise.
   static Result<Workspace> Open(const std::string& root);
+  // A workspace with no root: every path, and Cwd(), is refused with `why`
+  // (which should say how to give one) until Replace() gives roots.
+  static Workspace Unset(std::string why);
 
-  const std::string& root() const { return root_; }
+  // Replaces the roots of this workspace and of every copy of it; the first
+  // is the primary root. Fails, changing nothing, unless each names an
+  // existing directory. No roots: as Unset(why).
+  Status Replace(const std::vector<std::string>& roots, std::string why);
+
+  // The primary root (canonical); "" when there is none.
+  std::string root() const;
+  std::vector<std::string> roots() const;
+  // The primary root, where bash and the searches run; throws FsError
+  // FS_OUTSIDE_WORKSPACE with the reason when there is none.
+  std::string Cwd() const;
 
   // Resolves `path` (see the file comment). Throws FsError FS_OUTSIDE_WORKSPACE
   // for a path that leaves the workspace; `verb` names the operation in the message.
@@ -63,13 +82,27 @@ class Workspace {
   std::optional<OpenedFile> OpenPlainToRead(std::string_view path) const;
 
  private:
-  Workspace(std::string root, std::shared_ptr<const base::UniqueFd> root_fd)
-      : root_(std::move(root)), root_fd_(std::move(root_fd)) {}
+  struct Root {
+    std::string path;  // canonical, no trailing slash (except "/")
+    // The directory, opened once (O_PATH): what OpenToRead resolves beneath.
+    std::shared_ptr<const base::UniqueFd> fd;
+  };
+  // One set of roots, never changed once made (Replace makes another).
+  struct Roots {
+    std::vector<Root> list;
+    std::string why;  // said when `list` is empty
+  };
+  // What every copy shares.
+  struct Shared {
+    mutable std::mutex mu;
+    std::shared_ptr<const Roots> current;
+  };
+  explicit Workspace(std::shared_ptr<const Roots> roots);
+  static Result<std::shared_ptr<const Roots>> OpenRoots(const std::vector<std::string>& paths, std::string why);
+  std::shared_ptr<const Roots> Current() const;
   // openat2(2) beneath the root with RESOLVE_BENEATH and `resolve`'s flags.
   std::optional<OpenedFile> OpenBeneath(std::string_view path, uint64_t resolve) const;
-  std::string root_;  // canonical, no trailing slash (except "/")
-  // The root directory, opened once (O_PATH): what OpenToRead resolves beneath.
-  std::shared_ptr<const base::UniqueFd> root_fd_;
+  std::shared_ptr<Shared> shared_;
 };
 
 }  // namespace retrace::tools

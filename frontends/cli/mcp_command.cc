@@ -13,7 +13,7 @@ namespace retrace::cli {
 namespace {
 
 struct McpOptions {
-  ScriptSession session;
+  ScriptSession session;  // its workspace "" by default: the client's roots (McpCommand)
   size_t max_frame_bytes = size_t{16} << 20;
   double shutdown_grace_s = 5;
   CodeModeOption code;
@@ -28,15 +28,32 @@ int Run(const Context& ctx, const McpOptions& opt) {
   how.code = CodeModeFrom(opt.code);
   service::LiveOptions live_options = LiveOptionsFor(ctx, how);
   Result<std::unique_ptr<service::LiveSession>> live = service::LiveSession::Open(ctx.catalog(), live_options);
-  if (!live.ok()) return ctx.Fail(live.status());
-  std::fprintf(ctx.err, "retrace mcp: serving %s over stdio; recording into session %s of %s\n",
-               (*live)->workspace().c_str(), (*live)->session_id().c_str(), ctx.catalog().db_path().c_str());
+  Result<service::LiveSession*> serving = live.ok() ? Result<service::LiveSession*>(live->get()) : live.status();
+  if (live.ok()) {
+    const std::string& id = (*live)->session_id();
+    const std::string db = ctx.catalog().db_path();
+    if (!(*live)->workspace_chosen()) {
+      std::fprintf(ctx.err, "retrace mcp: the workspace is the client's roots; recording into session %s of %s\n",
+                   id.c_str(), db.c_str());
+      if (std::string why = (*live)->workspace_reason(); !why.empty()) {
+        std::fprintf(ctx.err, "retrace mcp: until the client gives roots, the tools answer: %s\n", why.c_str());
+      }
+    } else {
+      std::fprintf(ctx.err, "retrace mcp: serving %s over stdio; recording into session %s of %s\n",
+                   (*live)->workspace().c_str(), id.c_str(), db.c_str());
+    }
+  } else {
+    // Still answer the client, which can show the reason; an exit before
+    // initialize shows only "failed to connect".
+    std::fprintf(ctx.err, "retrace mcp: cannot serve the tools: %s\n", live.status().message().c_str());
+  }
   Result<mcp::StdioOutcome> outcome =
-      mcp::ServeStdio(**live, STDIN_FILENO, STDOUT_FILENO,
+      mcp::ServeStdio(serving, STDIN_FILENO, STDOUT_FILENO,
                       {.version = "0.1.0",
                        .log = [&ctx](const std::string& m) { std::fprintf(ctx.err, "retrace mcp: %s\n", m.c_str()); }},
                       {.max_frame_bytes = opt.max_frame_bytes,
                        .shutdown_grace = std::chrono::milliseconds(static_cast<int64_t>(opt.shutdown_grace_s * 1000))});
+  if (!live.ok()) return ctx.Fail(live.status());
   if (!outcome.ok()) return ctx.Fail(outcome.status());
   if (outcome->aborted_calls > 0) {
     std::fprintf(ctx.err, "retrace mcp: aborted %lld call(s) still running at shutdown\n",
@@ -53,8 +70,10 @@ Command McpCommand() {
   return {"mcp", "Serve the built-in tools to an MCP client over stdio, recording every call into a session",
           [](Options sub, Context& ctx) -> Handler {
             auto opt = std::make_shared<McpOptions>();
+            opt->session.workspace.clear();  // the client's roots, unless --workspace (ScriptSession::workspace)
             sub.Add("--workspace", opt->session.workspace,
-                    "Directory the built-in tools work in and are confined to (default: the current directory)");
+                    "Directory the built-in tools work in and are confined to (default: the client's roots, "
+                    "else the current directory unless it is /, your home or a directory right under /)");
             sub.Add("--session", opt->session.session_id,
                     "Session id: a new session (default: a fresh UUID), or an existing one to continue; a turn "
                     "a crash left open is closed first");

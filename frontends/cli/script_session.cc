@@ -60,7 +60,12 @@ std::string DefaultSpillDir() {
 
 service::LiveOptions LiveOptionsFor(const Context& ctx, const ScriptSession& how) {
   return {.session_id = how.session_id.empty() ? NewUuid() : how.session_id,
-          .workspace = how.workspace,
+          .workspace = how.workspace.empty() ? "." : how.workspace,
+          .workspace_chosen = !how.workspace.empty(),
+          .home = [] {
+            const char* home = std::getenv("HOME");
+            return std::string(home ? home : "");
+          }(),
           .max_parallel = how.max_parallel,
           .policies = how.policies,
           .spill_dir = how.spill_dir.empty() ? DefaultSpillDir() : how.spill_dir,

@@ -18,7 +18,10 @@ namespace retrace::cli {
 
 struct ScriptSession {
   std::string session_id;        // empty: a fresh UUID
-  std::string workspace = ".";   // the tools' confinement, and the session's cwd
+  // The tools' confinement, and the session's cwd; "" (retrace mcp without
+  // --workspace): the start directory, when someone would mean it, until the
+  // client gives its roots (service::LiveOptions::workspace_chosen).
+  std::string workspace = ".";
   size_t max_parallel = 10;
   // Extra policy (guards, listeners) to install on the runtime for the run.
   std::function<std::vector<runtime::Registration>(runtime::ToolRuntime&)> policies{};

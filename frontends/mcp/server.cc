@@ -37,8 +37,12 @@ struct Server::Call {
   std::unique_ptr<asio::steady_timer> progress_timer;
 };
 
-Server::Server(asio::any_io_executor executor, service::LiveSession& live, Send send, ServerOptions options)
-    : executor_(std::move(executor)), live_(live), send_(std::move(send)), options_(std::move(options)) {}
+Server::Server(asio::any_io_executor executor, Result<service::LiveSession*> live, Send send, ServerOptions options)
+    : executor_(std::move(executor)),
+      live_(live.ok() ? *live : nullptr),
+      unavailable_(live.ok() ? Status::Ok() : live.status()),
+      send_(std::move(send)),
+      options_(std::move(options)) {}
 
 Server::~Server() = default;
 
@@ -60,16 +64,21 @@ void Server::RejectOversized(size_t limit) {
 void Server::Dispatch(const Frame& f, std::shared_ptr<void> hold) {
   switch (f.kind) {
     case Frame::Kind::kResponse:
-      return;  // retrace sends no requests, so there is nothing to match
+      if (roots_request_ && IdText(f.id) == *roots_request_) TakeRoots(f);
+      return;  // roots/list is the only request retrace sends
     case Frame::Kind::kNotification:
       if (f.method == "notifications/cancelled") Cancel(f.params);
-      return;  // notifications/initialized and the rest need nothing
+      if (f.method == "notifications/initialized" || f.method == "notifications/roots/list_changed") AskRoots();
+      return;  // the rest need nothing
     case Frame::Kind::kRequest:
       break;
   }
-  if (f.method == "tools/call") return StartCall(f, std::move(hold));
   if (f.method == "initialize") return send_(ResultFrame(f.id, Initialize(f.params)));
   if (f.method == "ping") return send_(ResultFrame(f.id, Value::MakeObject()));
+  if (live_ == nullptr && (f.method == "tools/call" || f.method == "tools/list")) {
+    return send_(ErrorFrame(f.id, kInternalError, Unavailable()));
+  }
+  if (f.method == "tools/call") return StartCall(f, std::move(hold));
   if (f.method == "tools/list") {
     const Value* cursor = f.params.Find("cursor");
     if (cursor && !(cursor->is_string() && cursor->as_string().empty())) {
@@ -78,8 +87,8 @@ void Server::Dispatch(const Frame& f, std::shared_ptr<void> hold) {
     }
     const bool structured = HasStructuredOutput(version_);
     Value::Array tools;
-    for (const runtime::ToolSchema& schema : live_.runtime().registry().Schemas(live_.agent())) {
-      if (runtime::ToolDefinitionPtr def = live_.runtime().registry().Get(schema.name, live_.agent())) {
+    for (const runtime::ToolSchema& schema : live_->runtime().registry().Schemas(live_->agent())) {
+      if (runtime::ToolDefinitionPtr def = live_->runtime().registry().Get(schema.name, live_->agent())) {
         tools.push_back(ToolEntry(schema, *def, structured));
       }
     }
@@ -91,13 +100,19 @@ void Server::Dispatch(const Frame& f, std::shared_ptr<void> hold) {
 // What the client is told: where its calls are recorded and, in Code Mode,
 // the `tools:code-only` rule (under `code`) and the SDK run_code programs use.
 std::string Server::Instructions() const {
-  std::string text = "Every tool call is recorded durably in retrace session " + live_.session_id() + " (workspace " +
-                     live_.workspace() + ").";
-  if (live_.runtime().registry().ModeFor(live_.agent()) == runtime::ToolsMode::kCode) {
+  if (live_ == nullptr) return Unavailable();
+  const std::string workspace = live_->workspace_chosen() ? live_->workspace() : "the client's roots";
+  std::string text =
+      "Every tool call is recorded durably in retrace session " + live_->session_id() + " (workspace " + workspace + ").";
+  if (live_->runtime().registry().ModeFor(live_->agent()) == runtime::ToolsMode::kCode) {
     text += std::string("\n\n") + runtime::kCodeOnlyInstruction;
   }
-  if (std::string sdk = live_.ToolsSdk(); !sdk.empty()) text += "\n\n" + sdk;
+  if (std::string sdk = live_->ToolsSdk(); !sdk.empty()) text += "\n\n" + sdk;
   return text;
+}
+
+std::string Server::Unavailable() const {
+  return "retrace cannot serve its tools: " + unavailable_.message() + " (the server's log on stderr says more)";
 }
 
 Value Server::Initialize(const Value& params) {
@@ -110,7 +125,10 @@ Value Server::Initialize(const Value& params) {
       client_name_ = name->as_string();
     }
   }
-  if (const Value* caps = params.Find("capabilities"); caps && caps->is_object()) client_.Set("capabilities", *caps);
+  if (const Value* caps = params.Find("capabilities"); caps && caps->is_object()) {
+    client_.Set("capabilities", *caps);
+    client_has_roots_ = caps->Find("roots") != nullptr;
+  }
   Value info = Value::MakeObject({{"name", "retrace"}});
   if (HasStructuredOutput(version_)) info.Set("title", "retrace");
   info.Set("version", options_.version);
@@ -123,7 +141,7 @@ Value Server::Initialize(const Value& params) {
 
 Status Server::NoteClient() {
   if (client_noted_) return Status::Ok();
-  ASSIGN_OR_RETURN(runtime::SessionRecorder * recorder, live_.Recorder());
+  ASSIGN_OR_RETURN(runtime::SessionRecorder * recorder, live_->Recorder());
   RETURN_IF_ERROR(recorder->Note(log::kMcpClient, client_));
   client_noted_ = true;
   return Status::Ok();
@@ -138,7 +156,7 @@ void Server::NoteRejectedCall(const Value& id, const Value& params, int code, co
   note.Set("code", code);
   note.Set("message", message);
   Status st = NoteClient();
-  if (st.ok()) st = (*live_.Recorder())->Note(log::kMcpRequest, std::move(note));
+  if (st.ok()) st = (*live_->Recorder())->Note(log::kMcpRequest, std::move(note));
   if (!st.ok()) options_.log("could not record the refused tools/call " + IdText(id) + ": " + st.message());
 }
 
@@ -155,7 +173,7 @@ void Server::StartCall(const Frame& f, std::shared_ptr<void> hold) {
   if (args && !args->is_object()) {
     return NoteRejectedCall(f.id, f.params, kInvalidParams, "Invalid params: \"arguments\" must be an object");
   }
-  if (!live_.runtime().registry().Get(name->as_string(), live_.agent())) {
+  if (!live_->runtime().registry().Get(name->as_string(), live_->agent())) {
     return NoteRejectedCall(f.id, f.params, kInvalidParams, "Unknown tool: " + name->as_string());
   }
   auto call = std::make_shared<Call>();
@@ -181,19 +199,97 @@ void Server::StartCall(const Frame& f, std::shared_ptr<void> hold) {
   });
 }
 
+void Server::AskRoots() {
+  if (live_ == nullptr || live_->workspace_chosen() || !client_has_roots_) return;
+  const Value id = "retrace-roots-" + std::to_string(++roots_asked_);
+  roots_request_ = IdText(id);
+  if (!roots_wait_) roots_wait_ = std::make_unique<asio::steady_timer>(executor_);
+  roots_wait_->expires_after(options_.roots_timeout);
+  send_(rpc::RequestFrame(id, "roots/list"));
+}
+
+namespace {
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The path of a file: URI (RFC 8089: file:///p or file://localhost/p, with
+// percent-escapes); nullopt for anything else.
+std::optional<std::string> FilePath(std::string_view uri) {
+  constexpr std::string_view kScheme = "file://";
+  if (uri.substr(0, kScheme.size()) != kScheme) return std::nullopt;
+  uri.remove_prefix(kScheme.size());
+  if (uri.substr(0, 9) == "localhost") uri.remove_prefix(9);
+  if (uri.empty() || uri[0] != '/') return std::nullopt;
+  std::string path;
+  for (size_t i = 0; i < uri.size(); ++i) {
+    if (uri[i] == '%' && i + 2 < uri.size() && HexDigit(uri[i + 1]) >= 0 && HexDigit(uri[i + 2]) >= 0) {
+      path += static_cast<char>(HexDigit(uri[i + 1]) * 16 + HexDigit(uri[i + 2]));
+      i += 2;
+    } else {
+      path += uri[i];
+    }
+  }
+  if (path.find('\0') != std::string::npos) return std::nullopt;
+  return path;
+}
+
+}  // namespace
+
+void Server::TakeRoots(const Frame& response) {
+  roots_request_.reset();
+  if (roots_wait_) roots_wait_->cancel();
+  std::vector<std::string> paths;
+  const Value* roots = response.result.is_object() ? response.result.Find("roots") : nullptr;
+  if (!response.error.is_null() || !roots || !roots->is_array()) {
+    options_.log("the client did not list its roots (" + json::Serialize(response.error) + ")");
+  } else {
+    for (const Value& root : roots->as_array()) {
+      const Value* uri = root.is_object() ? root.Find("uri") : nullptr;
+      std::optional<std::string> path = uri && uri->is_string() ? FilePath(uri->as_string()) : std::nullopt;
+      if (path) {
+        paths.push_back(std::move(*path));
+      } else {
+        options_.log("skipped a root that is not a file: URI: " + json::Serialize(root));
+      }
+    }
+  }
+  live_->SetRoots(paths);
+  const std::vector<std::string> now = live_->workspace_roots();
+  std::string said;
+  for (const std::string& r : now) said += (said.empty() ? "" : ", ") + r;
+  options_.log(now.empty() ? "no workspace: " + live_->workspace_reason() : "the workspace is now " + said);
+}
+
+asio::awaitable<void> Server::RootsSettled() {
+  while (roots_request_ && roots_wait_) {
+    boost::system::error_code ec;
+    co_await roots_wait_->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (!ec && roots_request_) {  // the time ran out before the answer came
+      options_.log("the client did not answer roots/list in time; calls run in the workspace as it is");
+      roots_request_.reset();
+    }
+  }
+}
+
 asio::awaitable<void> Server::RunCall(std::shared_ptr<Call> call) {
+  co_await RootsSettled();
   if (Status st = NoteClient(); !st.ok()) {
     call->done = true;
     send_(ErrorFrame(call->id, kInternalError, "Internal error: could not record the call: " + st.message()));
     co_return;
   }
-  call->call_id = "mcp-" + live_.NewId();
+  call->call_id = "mcp-" + live_->NewId();
   if (call->progress_token) asio::co_spawn(executor_, ReportProgress(call), asio::detached);
   runtime::LooseCall loose{.call = {call->call_id, call->name, call->arguments},
                            .provider = "mcp",
                            .model = client_name_,
                            .signal = call->abort.signal(),
-                           .agent = live_.agent(),
+                           .agent = live_->agent(),
                            .notes = [call](const runtime::ToolResult& r) {
                              Value note = Value::MakeObject({{"requestId", call->id},
                                                              {"method", "tools/call"},
@@ -203,7 +299,7 @@ asio::awaitable<void> Server::RunCall(std::shared_ptr<Call> call) {
                              notes.emplace_back(std::string(log::kMcpRequest), std::move(note));
                              return notes;
                            }};
-  Result<runtime::ToolResultPtr> result = co_await live_.Call(std::move(loose));
+  Result<runtime::ToolResultPtr> result = co_await live_->Call(std::move(loose));
   call->done = true;
   if (call->progress_timer) call->progress_timer->cancel();
   if (call->cancelled) co_return;  // the client gave up on it: no answer (MCP basic/utilities/cancellation)
@@ -211,7 +307,7 @@ asio::awaitable<void> Server::RunCall(std::shared_ptr<Call> call) {
     send_(ErrorFrame(call->id, kInternalError, "Internal error: could not record the call: " + result.status().message()));
     co_return;
   }
-  const runtime::ToolDefinitionPtr def = live_.runtime().registry().Get(call->name, live_.agent());
+  const runtime::ToolDefinitionPtr def = live_->runtime().registry().Get(call->name, live_->agent());
   send_(ResultFrame(call->id, CallResult(**result, def.get(), HasStructuredOutput(version_))));
 }
 

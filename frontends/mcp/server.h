@@ -9,6 +9,10 @@
 //   tools/call        through the whole pipeline; calls overlap as dsh schedules them
 //   notifications/cancelled   aborts the call, which is recorded as ABORTED;
 //                             its request gets no answer (as the spec says)
+//   notifications/initialized, notifications/roots/list_changed
+//                     when the user chose no workspace and the client has
+//                     roots: a roots/list request, whose answer becomes the
+//                     workspace (LiveSession::SetRoots); calls wait for it
 //   anything else     -32601 at once (server/discover included)
 //
 // A request that carries _meta.progressToken gets notifications/progress
@@ -22,6 +26,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -39,17 +44,26 @@ struct ServerOptions {
   std::string version;  // serverInfo.version
   std::chrono::milliseconds progress_after{500};
   std::chrono::milliseconds progress_every{1000};
+  // How long calls wait for the answer to roots/list before they run in the
+  // workspace as it is.
+  std::chrono::milliseconds roots_timeout{10000};
   // Said to the operator (stderr), never to the client: what could not be recorded.
   std::function<void(const std::string&)> log = [](const std::string&) {};
 };
 
-// Holds the live session by reference: the session must outlive the server.
+// Holds the live session by pointer: the session must outlive the server.
 class Server {
  public:
   // `send` writes one frame (one line, without its newline).
   using Send = std::function<void(const std::string& frame)>;
 
-  Server(runtime::asio::any_io_executor executor, service::LiveSession& live, Send send, ServerOptions options);
+  // `live` is the session to serve, or why there is none (its database or
+  // workspace could not be opened). Without one the server still answers
+  // initialize (its instructions give the reason) and ping, and answers
+  // tools/list and tools/call with an error giving the reason: a client then
+  // shows why, where an exit before initialize shows only "failed to connect".
+  Server(runtime::asio::any_io_executor executor, Result<service::LiveSession*> live, Send send,
+         ServerOptions options);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -74,6 +88,7 @@ class Server {
   void Dispatch(const rpc::Frame& frame, std::shared_ptr<void> hold);
   json::Value Initialize(const json::Value& params);
   std::string Instructions() const;
+  std::string Unavailable() const;  // the error every request gets without a session
   void StartCall(const rpc::Frame& frame, std::shared_ptr<void> hold);
   runtime::asio::awaitable<void> RunCall(std::shared_ptr<Call> call);
   runtime::asio::awaitable<void> ReportProgress(std::shared_ptr<Call> call);
@@ -83,15 +98,25 @@ class Server {
   void NoteRejectedCall(const json::Value& id, const json::Value& params, int code, const std::string& message);
   // The first record of this connection: its client (retrace/mcp-client).
   Status NoteClient();
+  // Roots (MCP client/roots): asks for them, takes the answer, and lets
+  // calls wait until it came.
+  void AskRoots();
+  void TakeRoots(const rpc::Frame& response);
+  runtime::asio::awaitable<void> RootsSettled();
 
   runtime::asio::any_io_executor executor_;
-  service::LiveSession& live_;
+  service::LiveSession* live_;  // null: unavailable_ says why
+  Status unavailable_;
   Send send_;
   ServerOptions options_;
   std::string version_ = "2025-11-25";
   json::Value client_ = json::Value::MakeObject();  // initialize's clientInfo and capabilities
   std::string client_name_ = "mcp-client";
   bool client_noted_ = false;
+  bool client_has_roots_ = false;             // initialize's capabilities.roots
+  std::optional<std::string> roots_request_;  // IdText of the roots/list awaiting its answer
+  int64_t roots_asked_ = 0;
+  std::unique_ptr<runtime::asio::steady_timer> roots_wait_;  // cancelled when the answer comes
   std::map<std::string, std::shared_ptr<Call>> calls_;  // by request id text
   std::unique_ptr<runtime::asio::steady_timer> idle_;   // cancelled when calls_ empties
 };

@@ -204,7 +204,7 @@ json::Value TurnEndReason(const StdioOutcome& outcome) {
 
 }  // namespace
 
-Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_fd, ServerOptions server_options,
+Result<StdioOutcome> ServeStdio(Result<service::LiveSession*> live, int in_fd, int out_fd, ServerOptions server_options,
                                 StdioOptions options) {
   asio::io_context io;
   // Input is read on the server's own thread, so a request reaches the
@@ -240,7 +240,7 @@ Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_f
             co_await AbortAfterGrace(io, server, options.shutdown_grace, outcome);
           }
           co_await server.Drain();
-          closed = live.Close(TurnEndReason(outcome));
+          if (live.ok()) closed = (*live)->Close(TurnEndReason(outcome));
           signals.cancel();
           work.reset();
         },

@@ -38,8 +38,9 @@ struct StdioOutcome {
   int64_t aborted_calls = 0;  // calls still running at the end of the grace period
 };
 
-Result<StdioOutcome> ServeStdio(service::LiveSession& live, int in_fd, int out_fd, ServerOptions server_options,
-                                StdioOptions options = {});
+// `live`: the session to serve, or why there is none (Server's constructor).
+Result<StdioOutcome> ServeStdio(Result<service::LiveSession*> live, int in_fd, int out_fd,
+                                ServerOptions server_options, StdioOptions options = {});
 
 }  // namespace retrace::mcp
 

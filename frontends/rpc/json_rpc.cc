@@ -37,6 +37,8 @@ std::variant<Frame, Rejection> ParseFrame(std::string_view line) {
   if (!method) {
     if (id && (msg.Find("result") || msg.Find("error"))) {
       frame.kind = Frame::Kind::kResponse;
+      if (const Value* result = msg.Find("result")) frame.result = *result;
+      if (const Value* error = msg.Find("error")) frame.error = *error;
       return frame;
     }
     return Rejection{kInvalidRequest, "Invalid Request: no \"method\"", shown_id};
@@ -65,6 +67,10 @@ std::string ErrorFrame(const Value& id, int code, std::string_view message, std:
 
 std::string NotificationFrame(std::string_view method, Value params) {
   return json::Serialize(Value::MakeObject({{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}}));
+}
+
+std::string RequestFrame(const Value& id, std::string_view method) {
+  return json::Serialize(Value::MakeObject({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}}));
 }
 
 std::string IdText(const Value& id) { return id.is_string() ? "\"" + id.as_string() + "\"" : json::Serialize(id); }

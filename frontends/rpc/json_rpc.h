@@ -27,6 +27,9 @@ struct Frame {
   json::Value id;       // requests and responses: a string or an integer
   std::string method;   // requests and notifications
   json::Value params;   // an object, or null when absent
+  // Responses (to a request the server sent): "result", or "error" when it failed.
+  json::Value result;
+  json::Value error;    // null unless the peer answered with an error
 };
 
 // A line that is not a frame a server takes: the error to answer it with.
@@ -45,6 +48,8 @@ std::string ResultFrame(const json::Value& id, json::Value result);
 std::string ErrorFrame(const json::Value& id, int code, std::string_view message,
                        std::optional<json::Value> data = std::nullopt);
 std::string NotificationFrame(std::string_view method, json::Value params);
+// A request the server sends its peer (MCP's roots/list).
+std::string RequestFrame(const json::Value& id, std::string_view method);
 
 // A request id as text, for messages and the record: 7, "abc".
 std::string IdText(const json::Value& id);

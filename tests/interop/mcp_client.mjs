@@ -6,6 +6,12 @@
 //   cancel    a long bash call aborted through its AbortSignal; the server keeps serving
 //   progress  a call passed onprogress gets notifications/progress while it runs
 //   overlap   8 concurrency-safe calls in flight at once
+//   roots     no --workspace; the client's two roots (<workspace>/a, <workspace>/b) are the
+//             workspace: tools work inside each, are refused outside, and follow a roots change
+//   noroots   no --workspace, no roots, started in /: every file tool and bash is refused with
+//             a message that says how to pass --workspace
+//   unavailable  the database cannot be opened: the client still connects, and tools/list
+//             fails with the reason
 // usage: node mcp_client.mjs <upstream dir> <scenario> <retrace binary> <db> <workspace> <session id>
 // Prints {"ok":true,...} and exits 0, or prints the failure and exits 1.
 import assert from 'node:assert/strict';
@@ -17,7 +23,7 @@ const [upstream, scenario, retrace, db, workspace, session] = process.argv.slice
 const sdk = (sub) => import(pathToFileURL(resolve(upstream, 'node_modules/@modelcontextprotocol/sdk/dist/esm', sub)).href);
 const { Client } = await sdk('client/index.js');
 const { StdioClientTransport } = await sdk('client/stdio.js');
-const { McpError } = await sdk('types.js');
+const { McpError, ListRootsRequestSchema } = await sdk('types.js');
 
 // A local page for web_fetch; /slow answers after 300 ms.
 const server = http.createServer((req, res) => {
@@ -27,12 +33,21 @@ const server = http.createServer((req, res) => {
 await new Promise((r) => server.listen(0, '127.0.0.1', r));
 const base = `http://127.0.0.1:${server.address().port}`;
 
+// The roots scenarios start retrace without --workspace, as a client's config without it would.
+const chosen = !['roots', 'noroots'].includes(scenario);
 const transport = new StdioClientTransport({
-  command: retrace, args: ['--db', db, 'mcp', '--workspace', workspace, '--session', session], stderr: 'pipe',
+  command: retrace,
+  args: ['--db', db, 'mcp', ...(chosen ? ['--workspace', workspace] : []), '--session', session],
+  cwd: scenario === 'noroots' ? '/' : workspace,
+  stderr: 'pipe',
 });
 let stderr = '';
 transport.stderr?.on('data', (d) => { stderr += d; });
-const client = new Client({ name: 'retrace-sdk-test', version: '1.0.0' });
+const fileUri = (p) => pathToFileURL(p).href;
+let roots = [{ uri: fileUri(`${workspace}/a`), name: 'a' }, { uri: fileUri(`${workspace}/b`), name: 'b' }];
+const client = new Client({ name: 'retrace-sdk-test', version: '1.0.0' },
+  scenario === 'roots' ? { capabilities: { roots: { listChanged: true } } } : {});
+if (scenario === 'roots') client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots }));
 const text = (r) => r.content.map((b) => b.text).join('');
 
 const scenarios = {
@@ -124,6 +139,57 @@ const scenarios = {
     }
     // One after another they would take 8 × 300 ms.
     return { ms: Date.now() - started };
+  },
+
+  async roots() {
+    const refused = (r, what) => {
+      assert.equal(r.isError, true, `${what} was not refused: ${text(r)}`);
+      assert.match(text(r), /outside the workspace roots/, what);
+    };
+    const read = (path) => client.callTool({ name: 'read', arguments: { file_path: path } });
+    assert.match(text(await read(`${workspace}/a/in.txt`)), /in a/);
+    assert.match(text(await read('in.txt')), /in a/);  // relative: against the first root
+    assert.match(text(await read(`${workspace}/b/in.txt`)), /in b/);
+    const wrote = await client.callTool({ name: 'write', arguments: { file_path: `${workspace}/b/new.txt`, content: 'new' } });
+    assert.equal(wrote.isError, false, text(wrote));
+    refused(await read(`${workspace}/outside.txt`), 'a read outside both roots');
+    refused(await client.callTool({ name: 'write', arguments: { file_path: `${workspace}/written.txt`, content: 'x' } }),
+      'a write outside both roots');
+    const bash = await client.callTool({ name: 'bash', arguments: { command: 'pwd', description: 'where' } });
+    assert.match(text(bash), new RegExp(`${workspace}/a`));  // bash runs in the first root
+    // The client drops root a: the server asks again, and a's files are outside from the next call on.
+    roots = [{ uri: fileUri(`${workspace}/b`), name: 'b' }];
+    await client.sendRootsListChanged();
+    const gone = await read(`${workspace}/a/in.txt`);
+    assert.equal(gone.isError, true, `root a was still served: ${text(gone)}`);
+    assert.match(text(gone), /outside the workspace/);
+    assert.match(text(await read('in.txt')), /in b/);
+    return {};
+  },
+
+  async noroots() {
+    const refusedHow = (r, what) => {
+      assert.equal(r.isError, true, `${what} was not refused: ${text(r)}`);
+      assert.match(text(r), /--workspace/, `${what}: the refusal does not say how to pass --workspace`);
+      assert.match(text(r), /started in \//, what);
+    };
+    refusedHow(await client.callTool({ name: 'read', arguments: { file_path: '/etc/hostname' } }), 'read');
+    refusedHow(await client.callTool({ name: 'write', arguments: { file_path: `${workspace}/x.txt`, content: 'x' } }),
+      'write');
+    refusedHow(await client.callTool({ name: 'bash',
+      arguments: { command: `echo y > ${workspace}/y.txt`, description: 'write a file' } }), 'bash');
+    refusedHow(await client.callTool({ name: 'glob', arguments: { pattern: '*' } }), 'glob');
+    return {};
+  },
+
+  async unavailable() {
+    assert.equal(client.getServerVersion().name, 'retrace');
+    await assert.rejects(client.listTools(), (e) => {
+      assert.match(e.message, /cannot serve its tools/);
+      assert.match(e.message, /cannot create the directory/);
+      return true;
+    });
+    return {};
   },
 };
 

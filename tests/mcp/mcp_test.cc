@@ -86,10 +86,13 @@ class McpTest : public ::testing::Test {
     const Value* e = frame.Find("error");
     return e ? static_cast<int>(e->Find("code")->as_number()) : 0;
   }
+  // `env` goes before the client's command (e.g. "HOME=/x"); `db` replaces Db().
   retrace::testing::ShellOutcome Client(const std::string& upstream, const std::string& scenario,
-                                        const std::string& session) {
-    return Shell(upstream + "/node22/package/bin/node " + RETRACE_SOURCE_DIR + "/tests/interop/mcp_client.mjs " +
-                 upstream + " " + scenario + " " + kRetrace + " " + Db() + " " + Workspace() + " " + session + " 2>&1");
+                                        const std::string& session, const std::string& env = "",
+                                        const std::string& db = "") {
+    return Shell(env + " " + upstream + "/node22/package/bin/node " + RETRACE_SOURCE_DIR +
+                 "/tests/interop/mcp_client.mjs " + upstream + " " + scenario + " " + kRetrace + " " +
+                 (db.empty() ? Db() : db) + " " + Workspace() + " " + session + " 2>&1");
   }
   retrace::testing::ShellOutcome LoadInDsh(const std::string& upstream, const std::string& session) {
     const std::string root = dir_ / ("root-" + session);
@@ -187,6 +190,55 @@ TEST_F(McpTest, SdkClientCallsInFlightOverlapInOneStep) {
   const std::string events = Retrace("events overlap").out;
   EXPECT_THAT(events, HasSubstr("turn 1 step 1"));
   EXPECT_THAT(events, Not(HasSubstr("turn 1 step 2")));
+}
+
+// ---- the workspace a client means (docs/MCP.md "Workspace") ----
+
+TEST_F(McpTest, SdkClientRootsAreTheWorkspaceAndARootsChangeIsFollowed) {
+  REQUIRE_UPSTREAM(upstream);
+  for (const char* root : {"a", "b"}) {
+    std::filesystem::create_directories(Workspace() + "/" + root);
+    WriteFile(Workspace() + "/" + root + "/in.txt", std::string("in ") + root + "\n");
+  }
+  WriteFile(Workspace() + "/outside.txt", "secret\n");
+  retrace::testing::ShellOutcome run = Client(upstream, "roots", "roots");
+  ASSERT_EQ(run.code, 0) << run.out;
+  EXPECT_TRUE(std::filesystem::exists(Workspace() + "/b/new.txt"));
+  EXPECT_FALSE(std::filesystem::exists(Workspace() + "/written.txt"));  // outside both roots
+  ExpectLikeAnyOtherSession(upstream, "roots");
+  // The session's cwd is the first root the client gave.
+  EXPECT_THAT(Retrace("sessions").out, HasSubstr(Workspace() + "/a"));
+}
+
+TEST_F(McpTest, SdkClientStartedInRootWithNoRootsIsRefusedAndToldToPassWorkspace) {
+  REQUIRE_UPSTREAM(upstream);
+  retrace::testing::ShellOutcome run = Client(upstream, "noroots", "noroots");
+  ASSERT_EQ(run.code, 0) << run.out;
+  // Nothing outside was written, by the file tools or by bash.
+  EXPECT_FALSE(std::filesystem::exists(Workspace() + "/x.txt"));
+  EXPECT_FALSE(std::filesystem::exists(Workspace() + "/y.txt"));
+}
+
+TEST_F(McpTest, SdkClientOnAFreshHomeCreatesTheDatabaseDirectoryOwnerOnly) {
+  REQUIRE_UPSTREAM(upstream);
+  // docs/MCP.md's snippets record into ~/.retrace/retrace.db; a fresh home has no ~/.retrace/.
+  const std::string home = dir_ / "home";
+  std::filesystem::create_directories(home);
+  const std::string db = home + "/.retrace/retrace.db";
+  retrace::testing::ShellOutcome run = Client(upstream, "tour", "fresh", "HOME=" + home, db);
+  ASSERT_EQ(run.code, 0) << run.out;
+  EXPECT_TRUE(std::filesystem::exists(db));
+  EXPECT_EQ(std::filesystem::status(home + "/.retrace").permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_all);
+  EXPECT_THAT(Shell("HOME=" + home + " " + kRetrace + " --db " + db + " sessions 2>&1").out, HasSubstr("fresh"));
+}
+
+TEST_F(McpTest, SdkClientConnectsToAServerWhoseDatabaseCannotBeOpenedAndSeesWhy) {
+  REQUIRE_UPSTREAM(upstream);
+  // A directory cannot be created under a regular file.
+  WriteFile(dir_ / "file", "");
+  retrace::testing::ShellOutcome run = Client(upstream, "unavailable", "u", "", dir_ / "file/sub/t.db");
+  ASSERT_EQ(run.code, 0) << run.out;
 }
 
 // ---- raw frames ----

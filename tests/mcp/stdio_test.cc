@@ -53,7 +53,7 @@ class StdioTest : public ::testing::Test {
                   .new_id = [&ids] { return "id-" + std::to_string(++ids); }});
     ASSERT_TRUE(live.ok()) << live.status().message();
     options.handle_signals = false;
-    Result<StdioOutcome> served = ServeStdio(**live, in, out, {.version = "test"}, options);
+    Result<StdioOutcome> served = ServeStdio(live->get(), in, out, {.version = "test"}, options);
     EXPECT_TRUE(served.ok()) << served.status().message();
   }
   std::vector<std::vector<std::string>> Writes(const std::string& input, StdioOptions options) {

@@ -11,6 +11,7 @@
 #include "service/catalog.h"
 #include "service/export.h"
 #include "service/import.h"
+#include "service/live_session.h"
 #include "service/record.h"
 #include "service/replay.h"
 #include "store/importer.h"
@@ -247,6 +248,21 @@ TEST(RecordServiceTest, RecordsAScriptWithTheBuiltinToolsAndTheirCardSnapshots) 
               }).ok());
   EXPECT_EQ(snapshots, 1);
   EXPECT_EQ(RecordScript(catalog, *ops, {.session_id = "rec-2"}).status().code(), Status::Code::kInvalidArgument);
+}
+
+// Where MCP clients start servers (/, the home directory) and system
+// directories are no workspace by default; a project directory is.
+TEST(WorkspacePolicyTest, RootHomeAndSystemDirectoriesAreNoWorkspaceAProjectIs) {
+  TempDir dir;
+  const std::string home = dir.path() + "/home";
+  std::filesystem::create_directories(home + "/project");
+  EXPECT_NE(WhyNotAWorkspace("/", home), std::nullopt);
+  EXPECT_NE(WhyNotAWorkspace(home, home), std::nullopt);
+  EXPECT_NE(WhyNotAWorkspace(home + "/.", home), std::nullopt);  // the same directory, another spelling
+  for (const char* system : {"/usr", "/etc", "/tmp"}) EXPECT_NE(WhyNotAWorkspace(system, home), std::nullopt) << system;
+  EXPECT_EQ(WhyNotAWorkspace(home + "/project", home), std::nullopt);
+  EXPECT_EQ(WhyNotAWorkspace(home + "/project", ""), std::nullopt);
+  EXPECT_NE(WhyNotAWorkspace("/", "")->find("started in /"), std::string::npos);
 }
 
 }  // namespace

@@ -124,5 +124,65 @@ TEST_F(WorkspaceTest, OpenToReadOpensAFifoWithoutWaitingForAWriter) {
   EXPECT_TRUE(S_ISFIFO(st.st_mode));
 }
 
+// ---- several roots, replaced (an MCP client's roots) or none yet ----
+
+// Resolve's FS_OUTSIDE_WORKSPACE message for `path`, or "" when it resolved.
+std::string Refusal(const Workspace& w, const std::string& path) {
+  try {
+    (void)w.Resolve(path, "read");
+    return "";
+  } catch (const runtime::ToolError& e) {
+    EXPECT_EQ(e.info().code, "FS_OUTSIDE_WORKSPACE");
+    return e.what();
+  }
+}
+
+TEST_F(WorkspaceTest, SeveralRootsServeEachAndRefuseWhatIsInNone) {
+  const std::string second = std::filesystem::canonical(dir_.path()).string() + "/second";
+  std::filesystem::create_directories(second);
+  WriteFile(second + "/c.txt", "gamma\n");
+  ASSERT_TRUE(workspace_->Replace({root_, second}, "unused").ok());
+  EXPECT_EQ(workspace_->root(), root_);  // the first is the primary
+  EXPECT_EQ(Refusal(*workspace_, "a.txt"), "");  // relative: against the primary root
+  EXPECT_EQ(workspace_->Resolve("a.txt", "read").display, root_ + "/a.txt");
+  EXPECT_EQ(Refusal(*workspace_, second + "/c.txt"), "");
+  EXPECT_EQ(Opened(second + "/c.txt"), "gamma\n");  // beneath the root it is in
+  EXPECT_EQ(Workspace(*workspace_).Cwd(), root_);
+  const std::string outside = Refusal(*workspace_, dir_.path() + "/outside.txt");
+  EXPECT_NE(outside.find("outside the workspace roots \"" + root_ + "\", \"" + second + "\""), std::string::npos)
+      << outside;
+  EXPECT_EQ(Opened(dir_.path() + "/outside.txt"), "");
+  // A sibling that extends the second root's name is outside it too.
+  std::filesystem::create_directories(second + "-evil");
+  EXPECT_NE(Refusal(*workspace_, second + "-evil/x"), "");
+}
+
+TEST_F(WorkspaceTest, ReplacingTheRootsChangesEveryCopy) {
+  const Workspace copy = *workspace_;  // as each tool holds one
+  const std::string other = std::filesystem::canonical(dir_.path()).string() + "/other";
+  std::filesystem::create_directories(other);
+  ASSERT_TRUE(workspace_->Replace({other}, "unused").ok());
+  EXPECT_EQ(copy.root(), other);
+  EXPECT_NE(Refusal(copy, root_ + "/a.txt"), "");
+  EXPECT_EQ(Opened("a.txt"), "");
+  // A root that is not a directory changes nothing.
+  EXPECT_FALSE(workspace_->Replace({root_, dir_.path() + "/outside.txt"}, "unused").ok());
+  EXPECT_EQ(copy.root(), other);
+}
+
+TEST_F(WorkspaceTest, NoRootRefusesEveryPathAndTheCwdWithTheReason) {
+  const Workspace unset = Workspace::Unset("no workspace: pass --workspace");
+  EXPECT_EQ(unset.root(), "");
+  EXPECT_TRUE(unset.roots().empty());
+  EXPECT_NE(Refusal(unset, "/etc/hostname").find("no workspace: pass --workspace"), std::string::npos);
+  EXPECT_NE(Refusal(unset, "a.txt"), "");
+  EXPECT_FALSE(unset.OpenToRead("/etc/hostname").has_value());
+  EXPECT_THROW((void)unset.Cwd(), runtime::ToolError);
+  // Emptied by Replace: the same.
+  ASSERT_TRUE(workspace_->Replace({}, "the roots are gone").ok());
+  EXPECT_NE(Refusal(*workspace_, root_ + "/a.txt").find("the roots are gone"), std::string::npos);
+  EXPECT_EQ(Opened("a.txt"), "");
+}
+
 }  // namespace
 }  // namespace retrace::tools

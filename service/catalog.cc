@@ -89,4 +89,10 @@ json::Value SessionJson(const store::SessionSummary& s) {
   return v;
 }
 
+json::Value SessionJson(const SessionListing& s) {
+  json::Value v = SessionJson(s.summary);
+  v.Set("title", s.title ? json::Value(*s.title) : json::Value());
+  return v;
+}
+
 }  // namespace retrace::service

@@ -95,6 +95,8 @@ class Catalog {
 // A session summary as JSON: {id, createdAt, cwd, parentSession?, events,
 // turns, toolCalls} (what `retrace sessions --json` prints).
 json::Value SessionJson(const store::SessionSummary& s);
+// The same, with "title" (null while it has none).
+json::Value SessionJson(const SessionListing& s);
 
 }  // namespace retrace::service
 

@@ -172,11 +172,36 @@ std::string FallbackSessionTitle(std::string_view text, size_t max_words, size_t
   return Truncated(std::vector<uint32_t>(clean.begin(), clean.begin() + static_cast<std::ptrdiff_t>(end)), max_bytes);
 }
 
-bool SessionTitleNeeds(std::string_view type) { return type == kUserMessage || type == "session/title"; }
+bool SessionTitleNeeds(std::string_view type) {
+  return type == kUserMessage || type == "session/title" || type == kMcpClient;
+}
+
+namespace {
+
+// "claude-code in shop": clientInfo's title or name, and the last component of
+// the workspace the note names; nullopt when the note names no client.
+std::optional<std::string> McpClientTitle(const Value& data) {
+  const Value* info = json::Get(data, "clientInfo");
+  std::string client = CleanTitleText(json::StrView(info ? json::Get(*info, "title") : nullptr));
+  if (client.empty()) client = CleanTitleText(json::StrView(info ? json::Get(*info, "name") : nullptr));
+  if (client.empty()) return std::nullopt;
+  std::string_view workspace = json::StrView(json::Get(data, "workspace"));
+  while (workspace.size() > 1 && workspace.back() == '/') workspace.remove_suffix(1);
+  const size_t slash = workspace.rfind('/');
+  const std::string name = CleanTitleText(slash == std::string_view::npos ? workspace : workspace.substr(slash + 1));
+  std::string title = name.empty() ? client : client + " in " + name;
+  return FallbackSessionTitle(title, SessionTitleFold::kFallbackMaxWords, SessionTitleFold::kFallbackMaxBytes);
+}
+
+}  // namespace
 
 void SessionTitleFold::Add(const Event& e) {
   if (e.type == "session/title") {
     if (const Value* title = json::Get(e.data, "title"); title && title->is_string()) logged_ = title->as_string();
+    return;
+  }
+  if (e.type == kMcpClient) {
+    if (!client_) client_ = McpClientTitle(e.data);
     return;
   }
   if (fallback_ || e.type != kUserMessage) return;
@@ -187,6 +212,9 @@ void SessionTitleFold::Add(const Event& e) {
   if (!title.empty()) fallback_ = std::move(title);
 }
 
-std::optional<std::string> SessionTitleFold::Title() const { return logged_ ? logged_ : fallback_; }
+std::optional<std::string> SessionTitleFold::Title() const {
+  if (logged_) return logged_;
+  return fallback_ ? fallback_ : client_;
+}
 
 }  // namespace retrace::log

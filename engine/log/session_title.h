@@ -5,7 +5,10 @@
 // cleaned. Cleaning is upstream's: terminal escape sequences, control and
 // directional characters removed, whitespace runs made one space, trimmed;
 // the fallback keeps the leading words within a word and a UTF-8 byte cap,
-// never splitting a code point. Pure.
+// never splitting a code point. Where dsh gives no title at all (a session
+// with no prompt: one `retrace mcp` recorded), retrace's own: the MCP
+// client's name and the workspace's name from its retrace/mcp-client note,
+// "claude-code in shop" (docs/MCP.md). Pure.
 #ifndef RETRACE_ENGINE_LOG_SESSION_TITLE_H_
 #define RETRACE_ENGINE_LOG_SESSION_TITLE_H_
 
@@ -40,6 +43,7 @@ class SessionTitleFold {
  private:
   std::optional<std::string> logged_;    // the latest session/title
   std::optional<std::string> fallback_;  // from the first eligible prompt
+  std::optional<std::string> client_;    // from the first retrace/mcp-client note
 };
 
 }  // namespace retrace::log

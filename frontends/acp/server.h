@@ -33,7 +33,7 @@ inline constexpr int kResourceNotFound = -32002;  // ACP ErrorCode
 
 struct ServerOptions {
   std::string version;     // agentInfo.version
-  size_t page_size = 100;  // sessions per session/list answer
+  size_t page_size = 1000;  // sessions per session/list answer (Zed asks for one page)
   // Said to the operator (stderr), never to the client.
   std::function<void(const std::string&)> log = [](const std::string&) {};
 };

@@ -11,7 +11,7 @@ namespace retrace::cli {
 namespace {
 
 struct AcpOptions {
-  size_t page_size = 100;
+  size_t page_size = 1000;
   size_t max_frame_bytes = size_t{16} << 20;
 };
 
@@ -34,7 +34,8 @@ Command AcpCommand() {
   return {"acp", "Serve the stored sessions to an ACP editor (Zed…) over stdio: history with every tool card",
           [](Options sub, Context& ctx) -> Handler {
             auto opt = std::make_shared<AcpOptions>();
-            sub.Add("--page-size", opt->page_size, "Sessions per session/list page (default 100)")
+            sub.Add("--page-size", opt->page_size,
+                    "Sessions per session/list page (default 1000: Zed imports one page and follows no cursor)")
                 .InRange(1, 10000);
             sub.Add("--max-frame-bytes", opt->max_frame_bytes,
                     "Longest message accepted; a longer line is dropped and answered with an error (default 16 MiB)")

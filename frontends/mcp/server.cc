@@ -142,7 +142,10 @@ Value Server::Initialize(const Value& params) {
 Status Server::NoteClient() {
   if (client_noted_) return Status::Ok();
   ASSIGN_OR_RETURN(runtime::SessionRecorder * recorder, live_->Recorder());
-  RETURN_IF_ERROR(recorder->Note(log::kMcpClient, client_));
+  // With the workspace the calls run in (a session list's title: "claude-code in shop").
+  Value note = client_;
+  note.Set("workspace", live_->workspace());
+  RETURN_IF_ERROR(recorder->Note(log::kMcpClient, std::move(note)));
   client_noted_ = true;
   return Status::Ok();
 }

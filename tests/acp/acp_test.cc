@@ -253,6 +253,31 @@ TEST_F(AcpTest, ListPagesTitlesAndFiltersByCwd) {
             R"("mcpCapabilities":{"http":false,"sse":false},"sessionCapabilities":{"list":{}}})");
 }
 
+// Zed's thread import asks for one session/list page and follows no cursor:
+// the default page holds a thousand sessions.
+TEST_F(AcpTest, OnePageWithoutACursorListsAThousandSessions) {
+  REQUIRE_UPSTREAM(upstream);
+  const std::string logs = dir_ / "logs";
+  std::filesystem::create_directories(logs);
+  const std::string fixture = retrace::testing::ReadFile(retrace::testing::FixturePath("s1-tools-inject.jsonl"));
+  const std::string id = R"("id":"s1-tools-inject")";
+  const size_t at = fixture.find(id);
+  ASSERT_NE(at, std::string::npos);
+  for (int i = 0; i < 1000; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "s-%04d", i);
+    std::string log = fixture;
+    log.replace(at, id.size(), std::string(R"("id":")") + name + "\"");
+    retrace::testing::WriteFile(logs + "/" + name + ".jsonl", log);
+  }
+  ASSERT_EQ(Retrace(Db(), "import " + logs).code, 0);
+  Value got = Client(upstream, Db(), "firstpage");
+  EXPECT_EQ(At(got, "count")->as_number(), 1000);
+  EXPECT_FALSE(At(got, "cursor")->as_bool());
+  EXPECT_EQ(At(got, "titled")->as_number(), 1000);
+  std::printf("session/list of 1,000 sessions, one page: %.3f s\n", At(got, "seconds")->as_number());
+}
+
 TEST_F(AcpTest, RefusalsAreClearErrorsAndTheServerGoesOn) {
   REQUIRE_UPSTREAM(upstream);
   ASSERT_EQ(Retrace(Db(), "import " + retrace::testing::FixturePath("s1-tools-inject.jsonl")).code, 0);

@@ -7,6 +7,8 @@
 //                            prints {init, pages, sessions, loads: {id: [update…]}}
 //   errors                   an unknown session (-32002), session/new and session/prompt
 //                            refused, a bad cursor; the server answers each and goes on
+//   firstpage                with the default page size, one session/list without a cursor,
+//                            as Zed's import asks; prints the count, whether a cursor came, seconds
 //   bench <session> <reps>   session/load of one session <reps> times; prints the
 //                            tool calls and updates received and the seconds each took
 // usage: node acp_client.mjs <upstream dir> <retrace binary> <db> <scenario> [args…]
@@ -20,7 +22,8 @@ import { resolve } from 'node:path';
 const [upstream, retrace, db, scenario, ...rest] = process.argv.slice(2);
 const acp = await import(pathToFileURL(resolve(upstream, 'node_modules/@agentclientprotocol/sdk/dist/v1/stable/acp.js')).href);
 
-const child = spawn(retrace, ['--db', db, 'acp', '--page-size', '2'], { stdio: ['pipe', 'pipe', 'pipe'] });
+const pageSize = scenario === 'firstpage' ? [] : ['--page-size', '2'];
+const child = spawn(retrace, ['--db', db, 'acp', ...pageSize], { stdio: ['pipe', 'pipe', 'pipe'] });
 let stderr = '';
 child.stderr.on('data', (d) => { stderr += d; });
 const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
@@ -82,6 +85,14 @@ const scenarios = {
     // Still serving.
     out.listAfter = (await agent.request(acp.methods.agent.session.list, {})).sessions.length;
     return out;
+  },
+  async firstpage(agent) {
+    await initialize(agent, false);
+    const start = process.hrtime.bigint();
+    const page = await agent.request(acp.methods.agent.session.list, {});
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    return { count: page.sessions.length, cursor: page.nextCursor != null, seconds,
+      titled: page.sessions.filter((s) => typeof s.title === 'string').length };
   },
   async bench(agent, session, reps) {
     await initialize(agent, true);

@@ -206,8 +206,11 @@ TEST_F(McpTest, SdkClientRootsAreTheWorkspaceAndARootsChangeIsFollowed) {
   EXPECT_TRUE(std::filesystem::exists(Workspace() + "/b/new.txt"));
   EXPECT_FALSE(std::filesystem::exists(Workspace() + "/written.txt"));  // outside both roots
   ExpectLikeAnyOtherSession(upstream, "roots");
-  // The session's cwd is the first root the client gave.
-  EXPECT_THAT(Retrace("sessions").out, HasSubstr(Workspace() + "/a"));
+  // The session's cwd is the first root the client gave; its title names the client and that root.
+  const std::string listed = Retrace("sessions").out;
+  EXPECT_THAT(listed, HasSubstr(Workspace() + "/a"));
+  EXPECT_THAT(listed, HasSubstr("retrace-sdk-test in a"));
+  EXPECT_THAT(Retrace("sessions --json").out, HasSubstr(R"("title":"retrace-sdk-test in a")"));
 }
 
 TEST_F(McpTest, SdkClientStartedInRootWithNoRootsIsRefusedAndToldToPassWorkspace) {

@@ -22,7 +22,7 @@ constexpr char kCursorPrefix[] = "rc1.";
 // Why session/new and session/prompt are refused, in words an editor shows.
 constexpr char kNoModel[] =
     "retrace acp replays stored sessions and has no model: it cannot start or continue a conversation. "
-    "Open a session from the history (session/list, session/load) instead.";
+    "Open a session from the history instead (session/list, session/load; in Zed: Thread History, Import).";
 
 // A string param: the string, or nullopt when absent or null; false in `ok` when it is something else.
 std::optional<std::string> OptionalString(const Value& params, std::string_view key, bool& ok) {

@@ -47,7 +47,7 @@ Command AcpCommand() {
                 "tool call per logged call, built from the same cards as `retrace replay`. retrace has no\n"
                 "model: session/new and session/prompt are refused. Nothing is written. See docs/ACP.md.\n"
                 "Zed (settings.json):  \"agent_servers\": {\"retrace\": {\"type\": \"custom\", \"command\": \"retrace\",\n"
-                "                      \"args\": [\"--db\", \"/home/me/.retrace/retrace.db\", \"acp\"]}}\n");
+                "                      \"args\": [\"--db\", \"/home/you/.retrace/retrace.db\", \"acp\"]}}\n");
             return [&ctx, opt] { return Run(ctx, *opt); };
           }};
 }

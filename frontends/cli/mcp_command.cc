@@ -77,7 +77,7 @@ Command McpCommand() {
             sub.Add("--session", opt->session.session_id,
                     "Session id: a new session (default: a fresh UUID), or an existing one to continue; a turn "
                     "a crash left open is closed first");
-            sub.Add("--max-parallel", opt->session.max_parallel, "Concurrency-safe calls that may run at once")
+            sub.Add("--max-parallel", opt->session.max_parallel, "Concurrency-safe calls that may run at once (default 10)")
                 .InRange(1, 1000);
             sub.Add("--max-frame-bytes", opt->max_frame_bytes,
                     "Longest message accepted; a longer line is dropped and answered with an error (default 16 MiB)")
@@ -93,7 +93,9 @@ Command McpCommand() {
                 "End of input finishes the calls in flight, closes the turn and exits 0. With --tools-mode\n"
                 "code, tools/list holds run_code alone and the initialize instructions carry the SDK.\n"
                 "See docs/MCP.md.\n"
-                "Claude Code:  claude mcp add retrace -- retrace --db ~/.retrace/retrace.db mcp --workspace .\n");
+                "Without --workspace: the client's roots, else the start directory unless it is /, your\n"
+                "home or a directory right under / (then every tool call is refused, saying so).\n"
+                "Claude Code:  claude mcp add retrace -- retrace --db ~/.retrace/retrace.db mcp\n");
             return [&ctx, opt] { return Run(ctx, *opt); };
           }};
 }

@@ -48,7 +48,7 @@ void CheckArgs(const Value& args) {
 
 // The session cwd is the workspace; a relative workdir resolves against it.
 std::string Workdir(const Value& args, const Workspace& workspace) {
-  const std::string root = workspace.Cwd();  // refused when there is no workspace yet
+  std::string root = workspace.Cwd();  // refused when there is no workspace yet
   const Value* w = args.Find("workdir");
   if (w == nullptr) return root;
   const std::string& dir = w->as_string();

@@ -206,6 +206,7 @@ void Server::AskRoots() {
   if (live_ == nullptr || live_->workspace_chosen() || !client_has_roots_) return;
   const Value id = "retrace-roots-" + std::to_string(++roots_asked_);
   roots_request_ = IdText(id);
+  roots_late_ = false;
   if (!roots_wait_) roots_wait_ = std::make_unique<asio::steady_timer>(executor_);
   roots_wait_->expires_after(options_.roots_timeout);
   send_(rpc::RequestFrame(id, "roots/list"));
@@ -245,6 +246,7 @@ std::optional<std::string> FilePath(std::string_view uri) {
 
 void Server::TakeRoots(const Frame& response) {
   roots_request_.reset();
+  roots_late_ = false;
   if (roots_wait_) roots_wait_->cancel();
   std::vector<std::string> paths;
   const Value* roots = response.result.is_object() ? response.result.Find("roots") : nullptr;
@@ -269,12 +271,12 @@ void Server::TakeRoots(const Frame& response) {
 }
 
 asio::awaitable<void> Server::RootsSettled() {
-  while (roots_request_ && roots_wait_) {
+  while (roots_request_ && !roots_late_ && roots_wait_) {
     boost::system::error_code ec;
     co_await roots_wait_->async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    if (!ec && roots_request_) {  // the time ran out before the answer came
-      options_.log("the client did not answer roots/list in time; calls run in the workspace as it is");
-      roots_request_.reset();
+    if (!ec && roots_request_ && !roots_late_) {  // the time ran out before the answer came
+      options_.log("the client did not answer roots/list in time; calls run in the workspace as it is until it does");
+      roots_late_ = true;  // a late answer is still taken (TakeRoots)
     }
   }
 }

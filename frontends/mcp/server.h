@@ -116,6 +116,7 @@ class Server {
   bool client_has_roots_ = false;             // initialize's capabilities.roots
   std::optional<std::string> roots_request_;  // IdText of the roots/list awaiting its answer
   int64_t roots_asked_ = 0;
+  bool roots_late_ = false;  // roots_timeout passed: calls no longer wait for the answer
   std::unique_ptr<runtime::asio::steady_timer> roots_wait_;  // cancelled when the answer comes
   std::map<std::string, std::shared_ptr<Call>> calls_;  // by request id text
   std::unique_ptr<runtime::asio::steady_timer> idle_;   // cancelled when calls_ empties

@@ -193,9 +193,10 @@ void LiveSession::SetRoots(const std::vector<std::string>& roots) {
       options_.warn("the client's root " + root + " is not a directory here; skipped");
     }
   }
-  if (usable.empty() && !WhyNotAWorkspace(options_.workspace, options_.home)) usable.push_back(options_.workspace);
+  // No usable root: the start directory, as before any roots came, when someone would mean it.
   const std::optional<std::string> why = WhyNotAWorkspace(options_.workspace, options_.home);
-  Status st = parts_->host.workspace.Replace(usable, NoWorkspace(why.value_or("the client's roots are gone")));
+  if (usable.empty() && !why) usable.push_back(options_.workspace);
+  Status st = parts_->host.workspace.Replace(usable, NoWorkspace(why.value_or("")));
   if (!st.ok()) options_.warn("could not take the client's roots: " + st.message());
 }
 

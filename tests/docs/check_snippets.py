@@ -26,6 +26,8 @@ import tempfile
 import tomllib
 
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+# A block's language: how to parse it, and what a parse failure raises.
+PARSERS = {"json": (json.loads, json.JSONDecodeError), "toml": (tomllib.loads, tomllib.TOMLDecodeError)}
 
 
 def commands_in(value):
@@ -49,18 +51,12 @@ def snippets(path):
     for match in FENCE.finditer(text):
         lang, body = match.group(1), match.group(2)
         where = f"{path}:{text.count(chr(10), 0, match.start()) + 1}"
-        if lang == "json":
+        if lang in PARSERS:
+            loads, error = PARSERS[lang]
             try:
-                parsed = json.loads(body)
-            except json.JSONDecodeError as e:
-                sys.exit(f"{where}: the json snippet does not parse: {e}")
-            for argv in commands_in(parsed):
-                yield where, argv
-        elif lang == "toml":
-            try:
-                parsed = tomllib.loads(body)
-            except tomllib.TOMLDecodeError as e:
-                sys.exit(f"{where}: the toml snippet does not parse: {e}")
+                parsed = loads(body)
+            except error as e:
+                sys.exit(f"{where}: the {lang} snippet does not parse: {e}")
             for argv in commands_in(parsed):
                 yield where, argv
         elif lang in ("sh", ""):

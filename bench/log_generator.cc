@@ -86,7 +86,14 @@ class Generator {
 
   std::string ToolCallBlock(int turn, int step, int index, std::vector<int64_t>& chunks, Value::Array& content) {
     const std::string id = "call_" + std::to_string(seq_);
-    const std::string args = "{\"file_path\":\"src/" + Words(1) + "/" + Words(1) + ".ts\",\"offset\":" + std::to_string(1 + rng_() % 100) + "}";
+    // Drawn one statement each, so that every compiler draws them in the same order (the
+    // operands of one `+` chain are unsequenced); this is the order g++ drew them in when
+    // they were one expression, so the seeded logs, and the figures measured on them, stay.
+    const uint64_t offset = 1 + rng_() % 100;
+    const std::string file = Words(1);
+    const std::string dir = Words(1);
+    const std::string args =
+        "{\"file_path\":\"src/" + dir + "/" + file + ".ts\",\"offset\":" + std::to_string(offset) + "}";
     ChunkEvent(turn, step, Value::MakeObject({{"type", "block-start"}, {"index", index}, {"blockType", "tool-call"}}), chunks);
     ChunkEvent(turn, step, Value::MakeObject({{"type", "tool-call-delta"}, {"index", index}, {"id", id}, {"name", "read"}, {"argumentsDelta", ""}}), chunks);
     for (size_t at = 0; at < args.size(); at += 8)

@@ -81,7 +81,9 @@ int Main(int argc, char** argv) {
   const int reps = o.reps;
   fs::create_directories(dir);
   const std::string file = dir + "/generated.jsonl";
-  const GeneratedLog log = WriteGeneratedLog(file, "bench-session", events);
+  const std::optional<GeneratedLog> made = WriteGeneratedLogInChild(file, "bench-session", events);
+  if (!made) return std::fprintf(stderr, "generating the log failed\n"), 1;
+  const GeneratedLog& log = *made;
   std::printf("log: %lld events, %lld tool calls, %.1f MB (%s)\n", static_cast<long long>(log.events),
               static_cast<long long>(log.tool_calls), static_cast<double>(log.bytes) / 1048576.0, file.c_str());
 

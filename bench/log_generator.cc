@@ -1,8 +1,10 @@
 #include "bench/log_generator.h"
 
+#include <cinttypes>
 #include <cstdio>
 #include <random>
 
+#include "bench/measure.h"
 #include "engine/json/writer.h"
 #include "engine/log/session_header.h"
 #include "format/chunk_rows.h"
@@ -243,6 +245,22 @@ GeneratedLog WriteGeneratedLog(const std::string& path, const std::string& sessi
   }, read_cards);
   std::fclose(f);
   log.bytes = bytes;
+  return log;
+}
+
+std::optional<GeneratedLog> WriteGeneratedLogInChild(const std::string& path, const std::string& session_id,
+                                                     int64_t min_events, uint64_t seed, bool read_cards,
+                                                     const std::function<bool()>& then) {
+  const std::optional<std::string> made = OutputOfChild([&]() -> std::string {
+    const GeneratedLog log = WriteGeneratedLog(path, session_id, min_events, seed, read_cards);
+    if (then && !then()) return "";
+    return std::to_string(log.events) + " " + std::to_string(log.tool_calls) + " " + std::to_string(log.bytes);
+  });
+  GeneratedLog log;
+  if (!made || std::sscanf(made->c_str(), "%" SCNd64 " %" SCNd64 " %" SCNu64, &log.events, &log.tool_calls, &log.bytes) != 3) {
+    return std::nullopt;
+  }
+  log.header_line = log::SerializeHeaderLine(GeneratedHeader(session_id));
   return log;
 }
 

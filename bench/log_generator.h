@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,13 @@ GeneratedLog GenerateLog(const std::string& session_id, int64_t min_events, uint
 // Writes the generated log as raw JSONL to `path`.
 GeneratedLog WriteGeneratedLog(const std::string& path, const std::string& session_id, int64_t min_events,
                                uint64_t seed = 42, bool read_cards = false);
+
+// WriteGeneratedLog, then `then` (an import, say; false fails), in a child
+// process (measure.h, OutputOfChild): the benchmark's own heap stays small, so
+// the cases it forks later do not copy it. nullopt when either failed.
+std::optional<GeneratedLog> WriteGeneratedLogInChild(const std::string& path, const std::string& session_id,
+                                                     int64_t min_events, uint64_t seed = 42, bool read_cards = false,
+                                                     const std::function<bool()>& then = {});
 
 }  // namespace retrace::bench
 

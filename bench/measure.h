@@ -4,6 +4,7 @@
 #define RETRACE_BENCH_MEASURE_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,13 @@ struct Sample {
 
 // Forks; the child runs `body`, which returns the seconds to report (or < 0 on failure).
 Sample RunInChild(const std::function<double()>& body);
+
+// Forks; the child runs `body` and the parent gets what it returned (nullopt
+// when the child failed). For a benchmark's set-up: the cases' children are
+// forked from the parent, and a heap the parent had grown for the set-up would
+// be theirs too, each page copied on its first write (fork's copy-on-write),
+// which cost a replay from the store 90 ms on this machine.
+std::optional<std::string> OutputOfChild(const std::function<std::string()>& body);
 
 // Runs a command; it must print the seconds it measured as its first stdout token.
 Sample RunCommand(const std::vector<std::string>& argv);

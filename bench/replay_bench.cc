@@ -158,12 +158,13 @@ int Main(int argc, char** argv) {
   const std::string file = o.dir + "/replay-bench.jsonl", db = o.dir + "/replay-bench.db";
   const std::string ours_out = o.dir + "/replay-bench.cards.json", theirs_out = o.dir + "/replay-bench.upstream.json";
   const std::string pieces_out = o.dir + "/replay-bench.pieces.cards.json";
-  const GeneratedLog log = WriteGeneratedLog(file, kSession, events, 42, /*read_cards=*/true);
-  RemoveDatabase(db);
-  {
+  const std::optional<GeneratedLog> made = WriteGeneratedLogInChild(file, kSession, events, 42, /*read_cards=*/true, [&] {
+    RemoveDatabase(db);
     auto store = store::EventStore::Open(db);
-    if (!store.ok() || !store::ImportJsonl(**store, file).ok()) return std::fprintf(stderr, "import failed\n"), 1;
-  }
+    return store.ok() && store::ImportJsonl(**store, file).ok();
+  });
+  if (!made) return std::fprintf(stderr, "generating or importing the session failed\n"), 1;
+  const GeneratedLog& log = *made;
   std::printf("session: %lld events, %lld tool calls, %.1f MB\n", static_cast<long long>(log.events),
               static_cast<long long>(log.tool_calls), static_cast<double>(log.bytes) / 1e6);
 

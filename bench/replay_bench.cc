@@ -196,11 +196,14 @@ int Main(int argc, char** argv) {
         return RunInChild([&] {
           auto store = store::EventStore::Open(db);
           if (!store.ok()) return -1.0;
+          auto source = store::EventSource::Stored(std::move(store).value(), kSession);
+          if (!source.ok()) return -1.0;
+          // Reserved as `retrace replay` reserves for a stored session (service/replay.cc).
           return Cards(
               [&](const store::EventSink& sink) {
-                return store::ReadStoredEvents(**store, kSession, {replay::CardsNeed, /*write_again=*/true}, sink);
+                return source->Read({replay::CardsNeed, /*write_again=*/true}, sink);
               },
-              0, "");
+              replay::CardsSizeHint(source->LogBytes()), "");
         });
       },
       [&] { return RunInChild([&] { return StoredCardsInPieces(db, 2); }); },

@@ -64,9 +64,7 @@ std::optional<ReplayFormat> ReplayFormatNamed(std::string_view name) {
 Status WriteCards(const store::EventSource& source, const ReplayOptions& o, const TextSink& write) {
   if (std::optional<replay::CardBuilder> pieced = PiecedCards(source, o)) return WriteRest(*pieced, write);
   replay::CardBuilder builder(source.session_id(), Or(o.presenters), replay::CardBuilder::Keep::kText);
-  builder.ReserveText(o.drain_bytes       ? 2 * o.drain_bytes
-                      : source.is_file() ? replay::CardsSizeHint(static_cast<uint64_t>(source.file_bytes()))
-                                         : 0);
+  builder.ReserveText(o.drain_bytes ? 2 * o.drain_bytes : replay::CardsSizeHint(source.LogBytes()));
   RETURN_IF_ERROR(source.Read(kCardsRead, [&](log::Event&& e) {
     builder.Add(std::move(e));
     return o.drain_bytes && builder.text_size() >= o.drain_bytes ? builder.DrainText(write) : Status::Ok();

@@ -328,10 +328,18 @@ std::vector<Piece> EventSource::PlanPieces(size_t max_pieces, const PiecePolicy&
   return PlanStoredCuts(*store_, *key, *events, count);
 }
 
+uint64_t EventSource::LogBytes() const {
+  if (is_file()) return static_cast<uint64_t>(file_bytes_);
+  auto key = store_->SessionKey(session_id_);
+  auto events = key.ok() ? store_->NextSeq(*key) : Result<int64_t>(key.status());
+  return events.ok() ? static_cast<uint64_t>(*events) * kGuessedEventBytes : 0;
+}
+
 std::vector<uint64_t> EventSource::PieceBytes(const std::vector<Piece>& pieces) const {
   std::vector<uint64_t> sizes;
   sizes.reserve(pieces.size());
-  for (const Piece& p : pieces) sizes.push_back(is_file() ? static_cast<uint64_t>(p.end - p.begin) : 0);
+  const uint64_t unit = is_file() ? 1 : kGuessedEventBytes;
+  for (const Piece& p : pieces) sizes.push_back(static_cast<uint64_t>(p.end - p.begin) * unit);
   return sizes;
 }
 

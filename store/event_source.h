@@ -91,6 +91,14 @@ class EventSource {
   std::string label() const;
   // A log file's size in bytes (0 for a stored session).
   int64_t file_bytes() const { return file_bytes_; }
+  // The log's size in bytes, for reserving output: a file's size, or a guess
+  // for a stored session from its count of events (kGuessedEventBytes each).
+  uint64_t LogBytes() const;
+  // A stored event's guessed share of its log: about twice the mean of the
+  // bench log's events (233 bytes). A guess too high costs address space only
+  // (pages never written are never faulted in); one too low costs the copy of
+  // the output's blocks into one string that a right guess saves.
+  static constexpr uint64_t kGuessedEventBytes = 512;
 
   // Gives the events of the types `need` admits to `sink`, in order; an
   // error names the line or seq.
@@ -100,8 +108,8 @@ class EventSource {
   // piece, the whole source, when it cannot or should not be cut: a zstd
   // file, a source outside `policy`, no turn start near a cut point.
   std::vector<Piece> PlanPieces(size_t max_pieces, const PiecePolicy& policy = {}) const;
-  // Each piece's size in log bytes, for reserving output (0 for a stored
-  // session, whose rows' sizes are not known in advance).
+  // Each piece's size in log bytes, for reserving output (guessed for a
+  // stored session, as LogBytes).
   std::vector<uint64_t> PieceBytes(const std::vector<Piece>& pieces) const;
   // Reads each piece on its own thread (the first on the caller's; a stored
   // session's others over connections of their own), giving piece i's events

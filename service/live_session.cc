@@ -206,7 +206,10 @@ std::string LiveSession::ToolsSdk() const {
 }
 
 runtime::RecorderEnv LiveSession::env() const {
-  return runtime::RecorderEnv{options_.now_ms, options_.new_id, /*card_snapshots=*/true, options_.max_parallel};
+  // At `full` each commit waits for an fsync: calls that finish during one
+  // gather into the next (group commit); a journaled append needs no thread.
+  return runtime::RecorderEnv{options_.now_ms, options_.new_id, /*card_snapshots=*/true, options_.max_parallel,
+                              /*commit_on_own_thread=*/parts_->journaled == nullptr};
 }
 
 Result<runtime::SessionRecorder*> LiveSession::Recorder() {

@@ -505,6 +505,21 @@ TEST_F(LooseCallTest, CallsArrivingDuringASlowCommitRunThenAndShareTheNextOne) {
   EXPECT_TRUE(log_.InvariantsHold());
 }
 
+// The promise of `full`: a call's result is given back (and answered) only
+// once its events are in the log, the commit on the committer's thread included.
+TEST_F(LooseCallTest, AResultIsGivenBackOnlyAfterItsCommitOnTheCommittersThreadEnded) {
+  UseCommitterThread(std::chrono::milliseconds(100));
+  Registration r = MustRegister(rt_, SafeEcho("look", true));
+  std::string logged_when_answered = "(no answer)";
+  asio::io_context io;
+  asio::co_spawn(io, [&]() -> asio::awaitable<void> {
+    auto result = co_await rec_->RunCall(rt_, Loose("a", "look", R"({"s":"x"})"));
+    logged_when_answered = result.ok() ? log_.Types() : result.status().message();
+  }, asio::detached);
+  io.run();
+  EXPECT_EQ(logged_when_answered, "turn/start step/start assistant/message tool/call tool/result step/end");
+}
+
 TEST_F(LooseCallTest, AFailedCommitOnTheCommittersThreadPutsTheStateBackForTheNextCall) {
   UseCommitterThread(std::chrono::milliseconds(0));
   Registration r = MustRegister(rt_, SafeEcho("look", true));

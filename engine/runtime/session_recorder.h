@@ -32,6 +32,9 @@
 // commit (group commit). A call that runs alone lets the next one in when
 // its body ends, so the next call's tool/call shares the commit of its
 // result: calls that follow one another in flight take one commit each.
+// Where a commit waits for the disk (RecorderEnv::commit_on_own_thread, at
+// `full`), it runs on a thread of the recorder's own, one at a time, and the
+// calls that finish during its fsync gather into the next one.
 //
 // Open() resumes an existing session: a turn a crash left open is closed
 // first with dsh's interrupted-turn closers (TOOL_OUTCOME_UNKNOWN for a call

@@ -370,6 +370,10 @@ asio::awaitable<Status> SessionRecorder::Commit(Builder build) {
     group.swap(group_);
     std::shared_ptr<asio::steady_timer> done = std::move(group_done_);
     Status st;
+    // On the committer's thread: calls that arrive or finish during the fsync
+    // gather into the next group. (Committing here when no other call was
+    // alive, to spare a lone call two thread wake-ups, lost most of the gain
+    // with 8 in flight and did not make a lone call measurably faster.)
     if (committer_) {
       committing_ = true;
       committed_ = std::make_shared<asio::steady_timer>(executor, std::chrono::steady_clock::time_point::max());

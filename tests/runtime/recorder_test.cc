@@ -313,7 +313,7 @@ class CountingLog final : public log::EventLog {
     if (refuse) return Status::IoError("disk full");
     appending = true;
     if (batch.size() > 1) std::this_thread::sleep_for(delay);  // a group's fsync, say
-    auto out = inner_.Append(id, expected, batch);
+    auto out = refusals.fetch_sub(1) > 0 ? Status::IoError("disk full") : inner_.Append(id, expected, batch);
     appending = false;
     return out;
   }
@@ -335,6 +335,7 @@ class CountingLog final : public log::EventLog {
   }
   std::atomic<int> appends = 0;
   bool refuse = false;
+  std::atomic<int> refusals = 0;  // the next this many appends fail
   std::chrono::milliseconds delay{0};  // each append of more than one event takes this long
   std::atomic<bool> appending = false;
 
@@ -368,6 +369,18 @@ class LooseCallTest : public ::testing::Test {
     }
     io.run();
     return out;
+  }
+  // A concurrency-safe, side-effect-free tool whose body takes `delay`: a call
+  // of it keeps a group commit of others on the committer's thread.
+  Registration RegisterSlow(std::chrono::milliseconds delay) {
+    ToolDefinition spec = EchoSpec("slow");
+    spec.is_concurrency_safe = [](const Value&) { return true; };
+    spec.hints = ToolHints{.read_only = true, .destructive = false, .open_world = false};
+    spec.execute = [delay](ToolRunContext& run) {
+      std::this_thread::sleep_for(delay);
+      return *run.arguments().Find("s");
+    };
+    return MustRegister(rt_, Define(spec));
   }
   // Group commits on the recorder's own thread (as at `full`), each append taking `delay`.
   void UseCommitterThread(std::chrono::milliseconds delay) {
@@ -493,15 +506,17 @@ TEST_F(LooseCallTest, CallsArrivingDuringASlowCommitRunThenAndShareTheNextOne) {
     return *run.arguments().Find("s");
   };
   Registration r = MustRegister(rt_, Define(spec));
-  std::vector<LooseCall> calls;
-  for (int i = 0; i < 6; ++i) calls.push_back(Loose("c" + std::to_string(i), "look", R"({"s":"x"})"));
-  // The first call runs at once, the other five 30 ms later, during its 150 ms commit.
-  auto results = RunTogether(calls, [](size_t i) { return std::chrono::milliseconds(i == 0 ? 0 : 30); });
+  Registration r2 = RegisterSlow(std::chrono::milliseconds(100));
+  // A quick call and a slow one at once; the quick one commits (150 ms) while
+  // the slow one runs, and four more arrive 30 ms in.
+  std::vector<LooseCall> calls = {Loose("c0", "look", R"({"s":"x"})"), Loose("slow", "slow", R"({"s":"x"})")};
+  for (int i = 1; i <= 4; ++i) calls.push_back(Loose("c" + std::to_string(i), "look", R"({"s":"x"})"));
+  auto results = RunTogether(calls, [](size_t i) { return std::chrono::milliseconds(i < 2 ? 0 : 30); });
   for (auto& res : results) ASSERT_TRUE(res.ok()) << res.status().message();
-  ASSERT_EQ(during_a_commit.size(), 6u);
+  ASSERT_EQ(during_a_commit.size(), 5u);
   EXPECT_FALSE(during_a_commit[0]);
   for (size_t i = 1; i < during_a_commit.size(); ++i) EXPECT_TRUE(during_a_commit[i]) << "call " << i;
-  EXPECT_EQ(log_.appends, 2);  // the first call's commit, then one for the other five
+  EXPECT_EQ(log_.appends, 2);  // the quick call's commit, then one for the other five
   EXPECT_TRUE(log_.InvariantsHold());
 }
 
@@ -510,26 +525,37 @@ TEST_F(LooseCallTest, CallsArrivingDuringASlowCommitRunThenAndShareTheNextOne) {
 TEST_F(LooseCallTest, AResultIsGivenBackOnlyAfterItsCommitOnTheCommittersThreadEnded) {
   UseCommitterThread(std::chrono::milliseconds(100));
   Registration r = MustRegister(rt_, SafeEcho("look", true));
+  Registration slow = RegisterSlow(std::chrono::milliseconds(300));  // alive: "look" commits on the thread
   std::string logged_when_answered = "(no answer)";
   asio::io_context io;
   asio::co_spawn(io, [&]() -> asio::awaitable<void> {
     auto result = co_await rec_->RunCall(rt_, Loose("a", "look", R"({"s":"x"})"));
     logged_when_answered = result.ok() ? log_.Types() : result.status().message();
   }, asio::detached);
+  asio::co_spawn(io, [&]() -> asio::awaitable<void> {
+    (void)co_await rec_->RunCall(rt_, Loose("s", "slow", R"({"s":"x"})"));
+  }, asio::detached);
   io.run();
-  EXPECT_EQ(logged_when_answered, "turn/start step/start assistant/message tool/call tool/result step/end");
+  EXPECT_EQ(logged_when_answered, "turn/start step/start assistant/message tool/call tool/result");
 }
 
-TEST_F(LooseCallTest, AFailedCommitOnTheCommittersThreadPutsTheStateBackForTheNextCall) {
-  UseCommitterThread(std::chrono::milliseconds(0));
+TEST_F(LooseCallTest, AFailedCommitOnTheCommittersThreadPutsTheStateBackForTheCallsStillRunning) {
+  UseCommitterThread(std::chrono::milliseconds(150));
   Registration r = MustRegister(rt_, SafeEcho("look", true));
-  log_.refuse = true;
-  auto failed = RunTogether({Loose("a", "look", R"({"s":"x"})")});
-  EXPECT_FALSE(failed[0].ok());
-  log_.refuse = false;
-  auto ok = RunTogether({Loose("b", "look", R"({"s":"y"})")});
-  ASSERT_TRUE(ok[0].ok()) << ok[0].status().message();
-  EXPECT_EQ(log_.Types(), "turn/start step/start assistant/message tool/call tool/result step/end");
+  Registration slow = RegisterSlow(std::chrono::milliseconds(300));
+  log_.refusals = 1;  // the quick call's commit fails, on the thread (the slow call is alive)
+  // A third call starts 30 ms in, while that commit is failing: the state put
+  // back must still count it in flight.
+  auto results = RunTogether({Loose("a", "look", R"({"s":"x"})"), Loose("s", "slow", R"({"s":"y"})"),
+                              Loose("c", "look", R"({"s":"z"})")},
+                             [](size_t i) { return std::chrono::milliseconds(i < 2 ? 0 : 30); });
+  EXPECT_FALSE(results[0].ok());
+  ASSERT_TRUE(results[1].ok()) << results[1].status().message();
+  ASSERT_TRUE(results[2].ok()) << results[2].status().message();
+  // "c" opens the turn and step again; "s", the last in flight, ends the step.
+  EXPECT_EQ(log_.Types(),
+            "turn/start step/start assistant/message tool/call tool/result assistant/message tool/call tool/result "
+            "step/end");
   EXPECT_TRUE(log_.InvariantsHold());
 }
 
@@ -538,12 +564,15 @@ TEST_F(LooseCallTest, AFailedCommitOnTheCommittersThreadPutsTheStateBackForTheNe
 TEST_F(LooseCallTest, AnInjectionDuringACommitOnTheCommittersThreadWaitsForItsEnd) {
   UseCommitterThread(std::chrono::milliseconds(150));
   Registration r = MustRegister(rt_, SafeEcho("look", true));
+  Registration slow = RegisterSlow(std::chrono::milliseconds(300));
   Status injected = Status::FailedPrecondition("not yet");
   std::thread injector;
   asio::io_context io;
-  asio::co_spawn(io, [&]() -> asio::awaitable<void> {
-    (void)co_await rec_->RunCall(rt_, Loose("a", "look", R"({"s":"x"})"));
-  }, asio::detached);
+  for (const char* name : {"look", "slow"}) {
+    asio::co_spawn(io, [&, name]() -> asio::awaitable<void> {
+      (void)co_await rec_->RunCall(rt_, Loose(std::string("id-") + name, name, R"({"s":"x"})"));
+    }, asio::detached);
+  }
   asio::steady_timer later(io, std::chrono::milliseconds(30));
   later.async_wait([&](const boost::system::error_code&) {
     injector = std::thread([&] { injected = rec_->Inject(Prompt("more", "m1")); });
@@ -551,8 +580,8 @@ TEST_F(LooseCallTest, AnInjectionDuringACommitOnTheCommittersThreadWaitsForItsEn
   io.run();
   injector.join();
   ASSERT_TRUE(injected.ok()) << injected.message();
-  EXPECT_EQ(log_.Types(),
-            "turn/start step/start assistant/message tool/call tool/result step/end agent/inbox/spliced");
+  EXPECT_THAT(log_.Types(), ::testing::StartsWith("turn/start step/start assistant/message tool/call tool/result "
+                                                  "agent/inbox/spliced"));
   EXPECT_TRUE(log_.InvariantsHold());
 }
 

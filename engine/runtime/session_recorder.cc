@@ -388,6 +388,9 @@ asio::awaitable<Status> SessionRecorder::Commit(Builder build) {
           asio::use_awaitable);
       committing_ = false;
       committed_->cancel();
+      // Waiters hold their own reference. Kept here, the timer would outlive
+      // its executor when the recorder does (a test's io_context, say).
+      committed_.reset();
     } else {
       st = CommitGroup(group);
     }

@@ -206,10 +206,7 @@ std::string LiveSession::ToolsSdk() const {
 }
 
 runtime::RecorderEnv LiveSession::env() const {
-  // At `full` each commit waits for an fsync: calls that finish during one
-  // gather into the next (group commit); a journaled append needs no thread.
-  return runtime::RecorderEnv{options_.now_ms, options_.new_id, /*card_snapshots=*/true, options_.max_parallel,
-                              /*commit_on_own_thread=*/parts_->journaled == nullptr};
+  return runtime::RecorderEnv{options_.now_ms, options_.new_id, /*card_snapshots=*/true, options_.max_parallel};
 }
 
 Result<runtime::SessionRecorder*> LiveSession::Recorder() {

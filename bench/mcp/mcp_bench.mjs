@@ -14,8 +14,8 @@
 // server's JIT takes about that many to reach its speed) and then makes 10,000 calls,
 // which span more than the journal's 1 s fold lag, so retrace's folding is inside the
 // measured window (but for the last second's calls, folded after it). `--before
-// BINARY` adds `before-normal` and `before-full`, another build of retrace (to compare two
-// builds in one run); `--no-full` leaves out the `full` servers; `--tools read,write`
+// BINARY` adds `before-normal`, another build of retrace at `normal` (to compare two
+// builds in one run); `--no-full` leaves out retrace-full; `--tools read,write`
 // chooses the tools. The last column but one is the median over the rounds of each
 // round's calls/s over the TS server's; the last lists each round's. A second table
 // gives p50 and p99 the same way (each round's over the TS server's).
@@ -53,11 +53,7 @@ const servers = {
   'ts-sdk': () => ({ command: process.execPath, args: [join(here, 'ts_server.mjs'), upstream, dir] }),
 };
 if (before) servers['before-normal'] = recording(before, 'normal', 'b');
-if (before) servers['before-full'] = recording(before, 'full', 'g');
-if (rest.includes('--no-full')) {
-  delete servers['retrace-full'];
-  delete servers['before-full'];
-}
+if (rest.includes('--no-full')) delete servers['retrace-full'];
 
 async function connect(params) {
   const client = new Client({ name: 'retrace-mcp-bench', version: '1.0.0' });

@@ -100,7 +100,7 @@ log::Event SessionRecorder::NewEvent(std::string_view type, Value data, bool sur
 }
 
 Status SessionRecorder::Append(std::vector<log::Event> events) {
-  const auto lock = LockToAppend();
+  std::lock_guard lock(mu_);
   std::vector<log::EventRecord> batch;
   batch.reserve(events.size());
   int64_t seq = state_.next_seq;
@@ -122,21 +122,21 @@ log::Event SessionRecorder::Splice(const std::string& target, int64_t start, int
 }
 
 Status SessionRecorder::FollowUp(Value user_message) {
-  const auto lock = LockToAppend();
+  std::lock_guard lock(mu_);
   Value::Array inserted;
   inserted.push_back(std::move(user_message));
   return Append({Splice("next-turn", static_cast<int64_t>(state_.next_turn.size()), 0, std::move(inserted))});
 }
 
 Status SessionRecorder::Inject(Value user_message) {
-  const auto lock = LockToAppend();
+  std::lock_guard lock(mu_);
   Value::Array inserted;
   inserted.push_back(std::move(user_message));
   return Append({Splice("next-step", static_cast<int64_t>(state_.next_step.size()), 0, std::move(inserted))});
 }
 
 Status SessionRecorder::BeginTurn() {
-  const auto lock = LockToAppend();
+  std::lock_guard lock(mu_);
   if (state_.in_turn) return Status::FailedPrecondition("turn " + std::to_string(state_.turn) + " is still open");
   return Append({NewEvent(log::kTurnStart, Value::MakeObject({{"turn", state_.turn + 1}}))});
 }
@@ -158,7 +158,7 @@ std::vector<log::Event> SessionRecorder::OpenStepEvents(bool new_turn) {
 }
 
 Status SessionRecorder::BeginStep() {
-  const auto lock = LockToAppend();
+  std::lock_guard lock(mu_);
   if (!state_.in_turn) return Status::FailedPrecondition("no open turn to begin a step in");
   if (state_.in_step) return Status::FailedPrecondition("step " + std::to_string(state_.step) + " is still open");
   return Append(OpenStepEvents(/*new_turn=*/false));
@@ -181,7 +181,7 @@ Value AssistantData(int turn, int step, Value::Array content, const std::string&
 
 Status SessionRecorder::RecordAssistant(Value::Array content, const std::string& provider, const std::string& model,
                                         std::optional<Value> usage) {
-  const auto lock = LockToAppend();
+  std::lock_guard lock(mu_);
   if (!state_.in_step) return Status::FailedPrecondition("no open step for an assistant message");
   Value data = AssistantData(state_.turn, state_.step, std::move(content), provider, model, env_.new_id());
   if (usage) data.Set("usage", std::move(*usage));
@@ -263,7 +263,7 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
   // The definition each call resolves to, for its card snapshot.
   std::vector<ToolDefinitionPtr> defs(calls.size());
   hooks.on_start = [&](size_t i) {
-    const auto lock = LockToAppend();
+    std::lock_guard lock(mu_);
     call_seqs[i] = state_.next_seq;
     if (env_.card_snapshots) defs[i] = runtime.registry().Get(calls[i].name, agent);
     Value data = TurnStepData(state_.turn, state_.step);
@@ -273,7 +273,7 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
     return Append({NewEvent(log::kToolCall, std::move(data))});
   };
   hooks.on_commit = [&](size_t i, const ToolResultPtr& result) {
-    const auto lock = LockToAppend();
+    std::lock_guard lock(mu_);
     std::vector<log::Event> events = ResultEvents(calls[i], call_seqs[i], *result, defs[i].get());
     outcome.concludes_turn = outcome.concludes_turn || (!result->is_error && result->concludes_turn);
     outcome.errors += result->is_error;
@@ -335,14 +335,6 @@ struct SessionRecorder::PendingCommit {
   bool done = false;
 };
 
-// A group's events, folded into the state as they were built.
-struct SessionRecorder::BuiltGroup {
-  int64_t first = 0;
-  std::vector<log::EventRecord> batch;
-  State before;           // the state before them, should the append fail
-  int loose_in_flight = 0;  // state_.loose_in_flight right after them
-};
-
 asio::awaitable<Status> SessionRecorder::Commit(Builder build) {
   auto mine = std::make_shared<PendingCommit>();
   mine->build = std::move(build);
@@ -359,41 +351,10 @@ asio::awaitable<Status> SessionRecorder::Commit(Builder build) {
          ++round) {
       co_await asio::post(executor, asio::use_awaitable);
     }
-    // One commit at a time: the one on the committer's thread ends first.
-    // Meanwhile calls keep joining this group.
-    while (committing_) {
-      const std::shared_ptr<asio::steady_timer> committed = committed_;
-      boost::system::error_code ec;
-      co_await committed->async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    }
     std::vector<std::shared_ptr<PendingCommit>> group;
     group.swap(group_);
     std::shared_ptr<asio::steady_timer> done = std::move(group_done_);
-    Status st;
-    // On the committer's thread: calls that arrive or finish during the fsync
-    // gather into the next group. (Committing here when no other call was
-    // alive, to spare a lone call two thread wake-ups, lost most of the gain
-    // with 8 in flight and did not make a lone call measurably faster.)
-    if (committer_) {
-      committing_ = true;
-      committed_ = std::make_shared<asio::steady_timer>(executor, std::chrono::steady_clock::time_point::max());
-      BuiltGroup built;
-      {
-        std::lock_guard lock(mu_);
-        built = BuildGroup(group);
-        commit_in_flight_ = true;  // appends wait (LockToAppend): the batch has taken its seqs
-      }
-      st = co_await asio::co_spawn(
-          *committer_, [this, &built]() -> asio::awaitable<Status> { co_return AppendBuilt(built); },
-          asio::use_awaitable);
-      committing_ = false;
-      committed_->cancel();
-      // Waiters hold their own reference. Kept here, the timer would outlive
-      // its executor when the recorder does (a test's io_context, say).
-      committed_.reset();
-    } else {
-      st = CommitGroup(group);
-    }
+    const Status st = CommitGroup(group);
     for (const std::shared_ptr<PendingCommit>& p : group) {
       p->status = st;
       p->done = true;
@@ -410,59 +371,26 @@ asio::awaitable<Status> SessionRecorder::Commit(Builder build) {
   co_return mine->status;
 }
 
-SessionRecorder::BuiltGroup SessionRecorder::BuildGroup(const std::vector<std::shared_ptr<PendingCommit>>& group) {
-  // Each builder sees the state the builders before it leave.
-  BuiltGroup built;
-  built.before = state_;
-  built.first = state_.next_seq;
+Status SessionRecorder::CommitGroup(const std::vector<std::shared_ptr<PendingCommit>>& group) {
+  std::lock_guard lock(mu_);
+  // Each builder sees the state the builders before it leave; should the
+  // commit fail, the state goes back to what the store still holds.
+  State saved = state_;
+  const int64_t first = state_.next_seq;
+  std::vector<log::EventRecord> batch;
   const Emit emit = [&](std::vector<log::Event> events) {
     for (log::Event& e : events) {
       e.seq = state_.next_seq++;
       Fold(e);
-      built.batch.push_back(log::MakeRecord(std::move(e)));
+      batch.push_back(log::MakeRecord(std::move(e)));
     }
   };
   for (const std::shared_ptr<PendingCommit>& p : group) p->build(emit);
-  built.loose_in_flight = state_.loose_in_flight;
-  return built;
-}
-
-void SessionRecorder::Undo(BuiltGroup& built) {
-  // The state goes back to what the store still holds, keeping the calls that
-  // came and went since the group was built (RunCall counts them meanwhile).
-  const int since = state_.loose_in_flight - built.loose_in_flight;
-  state_ = std::move(built.before);
-  state_.loose_in_flight += since;
-}
-
-Status SessionRecorder::CommitGroup(const std::vector<std::shared_ptr<PendingCommit>>& group) {
-  std::lock_guard lock(mu_);
-  BuiltGroup built = BuildGroup(group);
-  Status st = log_.Append(session_id_, built.first, built.batch).status();
-  if (!st.ok()) Undo(built);
-  return st;
-}
-
-Status SessionRecorder::AppendBuilt(BuiltGroup& built) {
-  // On the committer's thread, without the lock: the calls' executor goes on
-  // meanwhile, and appends wait for commit_in_flight_ to clear.
-  Status st = log_.Append(session_id_, built.first, built.batch).status();
-  {
-    std::lock_guard lock(mu_);
-    if (!st.ok()) Undo(built);
-    commit_in_flight_ = false;
+  Status st = log_.Append(session_id_, first, batch).status();
+  if (!st.ok()) {
+    state_ = std::move(saved);
   }
-  commit_cv_.notify_all();
   return st;
-}
-
-std::unique_lock<std::recursive_mutex> SessionRecorder::LockToAppend() {
-  std::unique_lock lock(mu_);
-  // Only a group commit on the committer's thread sets the flag, under the
-  // lock; a thread that holds the lock already found it clear, so this never
-  // waits with the lock held twice.
-  commit_cv_.wait(lock, [this] { return !commit_in_flight_; });
-  return lock;
 }
 
 asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& runtime, LooseCall loose) {
@@ -539,26 +467,26 @@ asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& run
 
 std::function<Status(std::string_view, Value)> SessionRecorder::LogOnlyAppender() {
   return [this](std::string_view type, Value data) {
-    const auto lock = LockToAppend();
+    std::lock_guard lock(mu_);
     return Append({NewEvent(type, std::move(data))});
   };
 }
 
 Status SessionRecorder::Note(std::string_view type, Value data) {
-  const auto lock = LockToAppend();
+  std::lock_guard lock(mu_);
   log::Event e = NewEvent(type, std::move(data));
   e.ignorable = true;
   return Append({std::move(e)});
 }
 
 Status SessionRecorder::EndStep() {
-  const auto lock = LockToAppend();
+  std::lock_guard lock(mu_);
   if (!state_.in_step) return Status::FailedPrecondition("no open step to end");
   return Append({NewEvent(log::kStepEnd, TurnStepData(state_.turn, state_.step))});
 }
 
 Status SessionRecorder::EndTurn(Value reason) {
-  const auto lock = LockToAppend();
+  std::lock_guard lock(mu_);
   if (!state_.in_turn) return Status::FailedPrecondition("no open turn to end");
   std::vector<log::Event> events;
   if (state_.in_step) events.push_back(NewEvent(log::kStepEnd, TurnStepData(state_.turn, state_.step)));

@@ -32,9 +32,6 @@
 // commit (group commit). A call that runs alone lets the next one in when
 // its body ends, so the next call's tool/call shares the commit of its
 // result: calls that follow one another in flight take one commit each.
-// Where a commit waits for the disk (RecorderEnv::commit_on_own_thread, at
-// `full`), it runs on a thread of the recorder's own, one at a time, and the
-// calls that finish during its fsync gather into the next one.
 //
 // Open() resumes an existing session: a turn a crash left open is closed
 // first with dsh's interrupted-turn closers (TOOL_OUTCOME_UNKNOWN for a call
@@ -46,7 +43,6 @@
 #ifndef RETRACE_ENGINE_RUNTIME_SESSION_RECORDER_H_
 #define RETRACE_ENGINE_RUNTIME_SESSION_RECORDER_H_
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -79,13 +75,6 @@ struct RecorderEnv {
   bool card_snapshots = false;
   // RunCall's admission (CallGate): concurrency-safe calls at once.
   size_t max_parallel = 10;
-  // Group commits run on a thread of the recorder's own rather than on the
-  // calls' executor: for a log whose append waits for the disk (an fsync at
-  // Durability::kFull), so that calls finishing during one commit's fsync
-  // gather into the next group instead of waiting behind it. One commit is in
-  // flight at a time, so seqs stay in order. (A journaled append is a write(2)
-  // and cheaper than the trip to another thread: off by default.)
-  bool commit_on_own_thread = false;
 };
 
 // A tool call as the model requested it.
@@ -164,11 +153,7 @@ class SessionRecorder {
 
  private:
   SessionRecorder(log::EventLog& log, std::string session_id, RecorderEnv env)
-      : log_(log),
-        session_id_(std::move(session_id)),
-        env_(std::move(env)),
-        gate_(env_.max_parallel),
-        committer_(env_.commit_on_own_thread ? std::make_unique<asio::thread_pool>(1) : nullptr) {}
+      : log_(log), session_id_(std::move(session_id)), env_(std::move(env)), gate_(env_.max_parallel) {}
   Status Resume();
   void Fold(const log::Event& event);
   log::Event NewEvent(std::string_view type, json::Value data, bool surface = false);
@@ -191,18 +176,8 @@ class SessionRecorder {
   // thread, which is what the group lives on.
   using Builder = std::function<void(const Emit&)>;
   struct PendingCommit;
-  struct BuiltGroup;
   asio::awaitable<Status> Commit(Builder build);
-  // Under the lock: the group's events built and folded into the state; Undo
-  // puts the state back when their append failed.
-  BuiltGroup BuildGroup(const std::vector<std::shared_ptr<PendingCommit>>& group);
-  void Undo(BuiltGroup& built);
   Status CommitGroup(const std::vector<std::shared_ptr<PendingCommit>>& group);
-  // The append of a built group on the committer's thread (commit_on_own_thread).
-  Status AppendBuilt(BuiltGroup& built);
-  // The lock, for an append: once no group commit is in flight on the
-  // committer's thread, whose batch has taken the next seqs already.
-  std::unique_lock<std::recursive_mutex> LockToAppend();
   log::Event Splice(const std::string& target, int64_t start, int64_t removed, json::Value::Array inserted);
   log::Event ToolResultEvent(const std::string& call_id, int64_t call_seq, const ToolResult& result);
   // What records a call's result: its tool/result, its card snapshot, and its
@@ -236,13 +211,6 @@ class SessionRecorder {
   CallGate gate_;                                       // RunCall's admission
   std::vector<std::shared_ptr<PendingCommit>> group_;  // the next group commit
   std::shared_ptr<asio::steady_timer> group_done_;     // cancelled when it is made
-  // With RecorderEnv::commit_on_own_thread: the thread group commits run on,
-  // whether one is running, and what its end cancels (the next leader waits).
-  bool committing_ = false;
-  std::shared_ptr<asio::steady_timer> committed_;
-  bool commit_in_flight_ = false;  // under mu_: its append has not ended yet
-  std::condition_variable_any commit_cv_;  // notified when it ends
-  std::unique_ptr<asio::thread_pool> committer_;  // last: joined before the rest goes
 };
 
 }  // namespace retrace::runtime

@@ -433,27 +433,5 @@ TEST_F(McpTest, AtNormalDurabilityEveryAnsweredCallSurvivesSigkill) {
   }
 }
 
-// At `full` calls in flight share their commits (on the recorder's committer
-// thread); still, an answer leaves only after its call's events are durable.
-TEST_F(McpTest, AtFullDurabilityEveryAnsweredCallInFlightSurvivesSigkill) {
-  WriteFile(dir_ / "in.jsonl", GlobCalls(400));
-  const std::string pidfile = dir_ / "pid", out = dir_ / "out.txt";
-  // All 400 at once (10 in flight at a time), killed once the 60th is answered.
-  Shell("{ (cat " + (dir_ / "in.jsonl") + "; sleep 5) | sh -c 'echo $$ > " + pidfile + "; exec " + kRetrace +
-        " --db " + Db() + " --durability full mcp --workspace " + Workspace() + " --session s1 >" + out +
-        " 2>/dev/null'; } >/dev/null 2>&1 & for i in $(seq 200); do grep -q '\"id\":60,' " + out +
-        " 2>/dev/null && break; sleep 0.05; done; pid=$(cat " + pidfile + "); kill -KILL $pid; " + kUntilGone);
-  size_t answered = 0;
-  for (const std::string& line : retrace::testing::Lines(retrace::testing::ReadFile(out))) {
-    Result<Value> frame = json::Parse(line);
-    if (frame.ok() && frame->Find("result") && frame->Find("id") && frame->Find("id")->as_number() >= 1) ++answered;
-  }
-  ASSERT_GE(answered, 60u);
-  const std::string events = Retrace("events s1").out;
-  size_t results = 0;
-  for (size_t at = events.find("tool/result"); at != std::string::npos; at = events.find("tool/result", at + 1)) ++results;
-  EXPECT_GE(results, answered) << "answered calls whose results are not in the database";
-}
-
 }  // namespace
 }  // namespace retrace::mcp

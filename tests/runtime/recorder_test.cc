@@ -1,8 +1,6 @@
 // SessionRecorder and RunBatch: what the runtime writes into a session log
 // (dsh-session-log §5.3, §6) and how a batch is scheduled (§9.2).
-#include <atomic>
 #include <chrono>
-#include <mutex>
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -311,11 +309,7 @@ class CountingLog final : public log::EventLog {
                                     std::span<const log::EventRecord> batch) override {
     ++appends;
     if (refuse) return Status::IoError("disk full");
-    appending = true;
-    if (batch.size() > 1) std::this_thread::sleep_for(delay);  // a group's fsync, say
-    auto out = refusals.fetch_sub(1) > 0 ? Status::IoError("disk full") : inner_.Append(id, expected, batch);
-    appending = false;
-    return out;
+    return inner_.Append(id, expected, batch);
   }
   Result<std::vector<log::EventRecord>> Read(std::string_view id, int64_t from) override { return inner_.Read(id, from); }
   Result<int64_t> NextSeq(std::string_view id) override { return inner_.NextSeq(id); }
@@ -333,11 +327,8 @@ class CountingLog final : public log::EventLog {
     }
     return true;
   }
-  std::atomic<int> appends = 0;
+  int appends = 0;
   bool refuse = false;
-  std::atomic<int> refusals = 0;  // the next this many appends fail
-  std::chrono::milliseconds delay{0};  // each append of more than one event takes this long
-  std::atomic<bool> appending = false;
 
  private:
   log::InMemoryEventLog inner_;
@@ -353,43 +344,17 @@ class LooseCallTest : public ::testing::Test {
   LooseCall Loose(const std::string& id, const std::string& name, const std::string& args) {
     return {.call = {id, name, args}, .provider = "mcp", .model = "client", .signal = {}, .agent = nullptr};
   }
-  // Runs the calls on one executor, as a front end's requests do: at once, or
-  // each after its delay.
-  std::vector<Result<ToolResultPtr>> RunTogether(
-      std::vector<LooseCall> calls,
-      const std::function<std::chrono::milliseconds(size_t)>& delay = [](size_t) { return std::chrono::milliseconds(0); }) {
+  // Runs the calls at once on one executor, as a front end's requests do.
+  std::vector<Result<ToolResultPtr>> RunTogether(std::vector<LooseCall> calls) {
     asio::io_context io;
     std::vector<Result<ToolResultPtr>> out(calls.size(), Status::FailedPrecondition("did not run"));
     for (size_t i = 0; i < calls.size(); ++i) {
       asio::co_spawn(io, [&, i, c = calls[i]]() mutable -> asio::awaitable<void> {
-        asio::steady_timer wait(co_await asio::this_coro::executor, delay(i));
-        co_await wait.async_wait(asio::use_awaitable);
         out[i] = co_await rec_->RunCall(rt_, std::move(c));
       }, asio::detached);
     }
     io.run();
     return out;
-  }
-  // A concurrency-safe, side-effect-free tool whose body takes `delay`: a call
-  // of it keeps a group commit of others on the committer's thread.
-  Registration RegisterSlow(std::chrono::milliseconds delay) {
-    ToolDefinition spec = EchoSpec("slow");
-    spec.is_concurrency_safe = [](const Value&) { return true; };
-    spec.hints = ToolHints{.read_only = true, .destructive = false, .open_world = false};
-    spec.execute = [delay](ToolRunContext& run) {
-      std::this_thread::sleep_for(delay);
-      return *run.arguments().Find("s");
-    };
-    return MustRegister(rt_, Define(spec));
-  }
-  // Group commits on the recorder's own thread (as at `full`), each append taking `delay`.
-  void UseCommitterThread(std::chrono::milliseconds delay) {
-    log_.delay = delay;
-    RecorderEnv env = CountingEnv();
-    env.commit_on_own_thread = true;
-    log::SessionHeader header;
-    header.id = "s";
-    rec_ = std::move(SessionRecorder::Open(log_, header, env)).value();
   }
   static ToolDefinitionPtr SafeEcho(std::string name, bool side_effect_free) {
     ToolDefinition spec = EchoSpec(std::move(name));
@@ -487,101 +452,6 @@ TEST_F(LooseCallTest, ManyReadyCallsShareOneGroupCommit) {
   auto results = RunTogether(calls);
   for (auto& res : results) ASSERT_TRUE(res.ok());
   EXPECT_LT(log_.appends, 20);
-  EXPECT_TRUE(log_.InvariantsHold());
-}
-
-// At `full` a commit waits for an fsync. On the recorder's own thread it
-// leaves the calls' executor free: calls that arrive meanwhile run their bodies
-// during it and share the next commit, rather than waiting for it to start.
-TEST_F(LooseCallTest, CallsArrivingDuringASlowCommitRunThenAndShareTheNextOne) {
-  UseCommitterThread(std::chrono::milliseconds(150));
-  std::mutex mu;
-  std::vector<bool> during_a_commit;  // per body: was an append in progress when it ran?
-  ToolDefinition spec = EchoSpec("look");
-  spec.is_concurrency_safe = [](const Value&) { return true; };
-  spec.hints = ToolHints{.read_only = true, .destructive = false, .open_world = false};
-  spec.execute = [&](ToolRunContext& run) {
-    std::lock_guard lock(mu);
-    during_a_commit.push_back(log_.appending);
-    return *run.arguments().Find("s");
-  };
-  Registration r = MustRegister(rt_, Define(spec));
-  Registration r2 = RegisterSlow(std::chrono::milliseconds(100));
-  // A quick call and a slow one at once; the quick one commits (150 ms) while
-  // the slow one runs, and four more arrive 30 ms in.
-  std::vector<LooseCall> calls = {Loose("c0", "look", R"({"s":"x"})"), Loose("slow", "slow", R"({"s":"x"})")};
-  for (int i = 1; i <= 4; ++i) calls.push_back(Loose("c" + std::to_string(i), "look", R"({"s":"x"})"));
-  auto results = RunTogether(calls, [](size_t i) { return std::chrono::milliseconds(i < 2 ? 0 : 30); });
-  for (auto& res : results) ASSERT_TRUE(res.ok()) << res.status().message();
-  ASSERT_EQ(during_a_commit.size(), 5u);
-  EXPECT_FALSE(during_a_commit[0]);
-  for (size_t i = 1; i < during_a_commit.size(); ++i) EXPECT_TRUE(during_a_commit[i]) << "call " << i;
-  EXPECT_EQ(log_.appends, 2);  // the quick call's commit, then one for the other five
-  EXPECT_TRUE(log_.InvariantsHold());
-}
-
-// The promise of `full`: a call's result is given back (and answered) only
-// once its events are in the log, the commit on the committer's thread included.
-TEST_F(LooseCallTest, AResultIsGivenBackOnlyAfterItsCommitOnTheCommittersThreadEnded) {
-  UseCommitterThread(std::chrono::milliseconds(100));
-  Registration r = MustRegister(rt_, SafeEcho("look", true));
-  Registration slow = RegisterSlow(std::chrono::milliseconds(300));  // alive: "look" commits on the thread
-  std::string logged_when_answered = "(no answer)";
-  asio::io_context io;
-  asio::co_spawn(io, [&]() -> asio::awaitable<void> {
-    auto result = co_await rec_->RunCall(rt_, Loose("a", "look", R"({"s":"x"})"));
-    logged_when_answered = result.ok() ? log_.Types() : result.status().message();
-  }, asio::detached);
-  asio::co_spawn(io, [&]() -> asio::awaitable<void> {
-    (void)co_await rec_->RunCall(rt_, Loose("s", "slow", R"({"s":"x"})"));
-  }, asio::detached);
-  io.run();
-  EXPECT_EQ(logged_when_answered, "turn/start step/start assistant/message tool/call tool/result");
-}
-
-TEST_F(LooseCallTest, AFailedCommitOnTheCommittersThreadPutsTheStateBackForTheCallsStillRunning) {
-  UseCommitterThread(std::chrono::milliseconds(150));
-  Registration r = MustRegister(rt_, SafeEcho("look", true));
-  Registration slow = RegisterSlow(std::chrono::milliseconds(300));
-  log_.refusals = 1;  // the quick call's commit fails, on the thread (the slow call is alive)
-  // A third call starts 30 ms in, while that commit is failing: the state put
-  // back must still count it in flight.
-  auto results = RunTogether({Loose("a", "look", R"({"s":"x"})"), Loose("s", "slow", R"({"s":"y"})"),
-                              Loose("c", "look", R"({"s":"z"})")},
-                             [](size_t i) { return std::chrono::milliseconds(i < 2 ? 0 : 30); });
-  EXPECT_FALSE(results[0].ok());
-  ASSERT_TRUE(results[1].ok()) << results[1].status().message();
-  ASSERT_TRUE(results[2].ok()) << results[2].status().message();
-  // "c" opens the turn and step again; "s", the last in flight, ends the step.
-  EXPECT_EQ(log_.Types(),
-            "turn/start step/start assistant/message tool/call tool/result assistant/message tool/call tool/result "
-            "step/end");
-  EXPECT_TRUE(log_.InvariantsHold());
-}
-
-// An append from another thread (a body's injection) while a group's append is
-// on the committer's thread waits for it: the group took the next seqs.
-TEST_F(LooseCallTest, AnInjectionDuringACommitOnTheCommittersThreadWaitsForItsEnd) {
-  UseCommitterThread(std::chrono::milliseconds(150));
-  Registration r = MustRegister(rt_, SafeEcho("look", true));
-  Registration slow = RegisterSlow(std::chrono::milliseconds(300));
-  Status injected = Status::FailedPrecondition("not yet");
-  std::thread injector;
-  asio::io_context io;
-  for (const char* name : {"look", "slow"}) {
-    asio::co_spawn(io, [&, name]() -> asio::awaitable<void> {
-      (void)co_await rec_->RunCall(rt_, Loose(std::string("id-") + name, name, R"({"s":"x"})"));
-    }, asio::detached);
-  }
-  asio::steady_timer later(io, std::chrono::milliseconds(30));
-  later.async_wait([&](const boost::system::error_code&) {
-    injector = std::thread([&] { injected = rec_->Inject(Prompt("more", "m1")); });
-  });
-  io.run();
-  injector.join();
-  ASSERT_TRUE(injected.ok()) << injected.message();
-  EXPECT_THAT(log_.Types(), ::testing::StartsWith("turn/start step/start assistant/message tool/call tool/result "
-                                                  "agent/inbox/spliced"));
   EXPECT_TRUE(log_.InvariantsHold());
 }
 

@@ -11,12 +11,19 @@
 namespace retrace::bench {
 namespace {
 
-Sample Collect(pid_t pid, int read_fd) {
-  Sample s;
+// Reads `fd` to its end, then closes it.
+std::string ReadAll(int fd) {
+  std::string out;
   char buf[4096];
   ssize_t n;
-  while ((n = read(read_fd, buf, sizeof buf)) > 0) s.output.append(buf, static_cast<size_t>(n));
-  close(read_fd);
+  while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  close(fd);
+  return out;
+}
+
+Sample Collect(pid_t pid, int read_fd) {
+  Sample s;
+  s.output = ReadAll(read_fd);
   int status = 0;
   struct rusage usage {};
   wait4(pid, &status, 0, &usage);
@@ -47,11 +54,7 @@ std::optional<std::string> OutputOfChild(const std::function<std::string()>& bod
     _exit(write(fds[1], out.data(), out.size()) == static_cast<ssize_t>(out.size()) ? 0 : 3);
   }
   close(fds[1]);
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
+  std::string out = ReadAll(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;

@@ -33,15 +33,6 @@ PresentOutcome Run(const ToolPresenter& p, const json::Value& args, bool present
   return out;
 }
 
-// FNV-1a 64, hex.
-std::string Fnv1a(std::string_view text) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
-  std::string hex(16, '0');
-  for (int i = 15; i >= 0; --i, h >>= 4) hex[static_cast<size_t>(i)] = "0123456789abcdef"[h & 15];
-  return hex;
-}
-
 }  // namespace
 
 PresentOutcome PresentCallOutcome(const ToolPresenter& p, const json::Value& args) {
@@ -72,16 +63,28 @@ json::Value FallbackResult(const json::Value& shown_call, const Content& content
 }
 
 ToolPresenterPtr MakeToolPresenter(std::string name, json::Value parameters, PresentCallFn call,
-                                   PresentResultFn result, std::string_view revision) {
-  std::string version = Fnv1a(name + '\n' + json::Serialize(parameters) + '\n' + std::string(revision));
-  return std::make_shared<const ToolPresenter>(
-      ToolPresenter{std::move(name), std::move(parameters), std::move(call), std::move(result), std::move(version)});
+                                   PresentResultFn result, std::string_view revision, RevisionsPtr revisions) {
+  // The version fingerprints what the views depend on: the name, the schema,
+  // the presenter revision and, with older revisions, each one's schema.
+  std::string identity = name + '\n' + json::Serialize(parameters) + '\n' + std::string(revision);
+  if (revisions) {
+    for (const auto& [rev, fp] : revisions->fingerprints) identity += '\n' + std::to_string(rev) + ':' + fp;
+  }
+  std::string version = Fingerprint(identity);
+  return std::make_shared<const ToolPresenter>(ToolPresenter{std::move(name), std::move(parameters), std::move(call),
+                                                             std::move(result), std::move(version),
+                                                             std::move(revisions)});
 }
 
 Status PresenterSet::Add(std::string name, const json::Value& parameters_dsl, PresentCallFn call,
-                         PresentResultFn result, std::string_view revision) {
+                         PresentResultFn result, std::string_view revision, std::optional<RevisionSpec> revisions) {
   ASSIGN_OR_RETURN(json::Value parameters, schema::CompileParameters(parameters_dsl));
-  Add(MakeToolPresenter(std::move(name), std::move(parameters), std::move(call), std::move(result), revision));
+  RevisionsPtr compiled;
+  if (revisions) {
+    ASSIGN_OR_RETURN(compiled, CompileRevisions(name, std::move(*revisions), parameters));
+  }
+  Add(MakeToolPresenter(std::move(name), std::move(parameters), std::move(call), std::move(result), revision,
+                        std::move(compiled)));
   return Status::Ok();
 }
 

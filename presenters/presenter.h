@@ -21,6 +21,7 @@
 
 #include <retrace/engine/base/status.h>
 #include <retrace/engine/json/value.h>
+#include <retrace/presenters/revisions.h>
 
 namespace retrace::presenters {
 
@@ -47,13 +48,18 @@ struct ToolPresenter {
   // the compiled schema and the revision the tool author gives (bump it when a
   // presenter's output changes).
   std::string version;
+  // The arguments' older revisions and the chain that upcasts them
+  // (revisions.h); null when the tool has only ever had one.
+  RevisionsPtr revisions{};
 };
 using ToolPresenterPtr = std::shared_ptr<const ToolPresenter>;
 
 // A presenter over `parameters`, a compiled raw schema (DefineTool has one);
-// `revision` goes into its version.
+// `revision` goes into its version. `revisions` (compiled against
+// `parameters`) goes into its version too.
 ToolPresenterPtr MakeToolPresenter(std::string name, json::Value parameters, PresentCallFn call,
-                                   PresentResultFn result, std::string_view revision = "1");
+                                   PresentResultFn result, std::string_view revision = "1",
+                                   RevisionsPtr revisions = nullptr);
 
 // Soft-validated presenters: no view when the arguments fail `parameters`,
 // when the presenter is absent or throws, or when it returns nothing.
@@ -85,9 +91,10 @@ json::Value FallbackResult(const json::Value& shown_call, const Content& content
 // reference tools' set, or a tool registry's, ToolRegistry::Presenters).
 class PresenterSet {
  public:
-  // Compiles `parameters_dsl` (a ParameterSchemaSpec) and adds the presenter.
+  // Compiles `parameters_dsl` (a ParameterSchemaSpec) and adds the presenter;
+  // with `revisions`, checks and compiles them too (CompileRevisions).
   Status Add(std::string name, const json::Value& parameters_dsl, PresentCallFn call, PresentResultFn result,
-             std::string_view revision = "1");
+             std::string_view revision = "1", std::optional<RevisionSpec> revisions = std::nullopt);
   // Adds (or replaces) the presenter of its tool.
   void Add(ToolPresenterPtr presenter);
   const ToolPresenter* Find(std::string_view name) const;

@@ -52,6 +52,9 @@ inline constexpr std::string_view kSteeringMessage = "steering/message";
 // retrace's own types, always written with `ignorable: true` so that dsh
 // readers skip them. Written to disk; never rename.
 inline constexpr std::string_view kCardSnapshot = "retrace/cards";  // card views at record time
+// {tool, revision, schema}: the revision of a tool's arguments, and its schema's
+// fingerprint, for that tool's calls in the rest of the turn (presenters/revisions.h).
+inline constexpr std::string_view kToolRevision = "retrace/tool-revision";
 // The MCP front door (docs/MCP.md): the client of a connection, and how each
 // of its requests ended.
 inline constexpr std::string_view kMcpClient = "retrace/mcp-client";

@@ -12,8 +12,24 @@ Value ParseLoggedArguments(std::string_view text) {
   return log::ParseToolArguments(text, log::NumberOverflow::kKeepText);
 }
 
+std::optional<std::pair<std::string, presenters::RecordedRevision>> ReadRevisionRecord(const log::Event& e) {
+  const Value* tool = json::Get(&e.data, "tool");
+  const Value* revision = json::Get(&e.data, "revision");
+  const Value* schema = json::Get(&e.data, "schema");
+  if (!tool || !tool->is_string() || !revision || !revision->is_number() || !schema || !schema->is_string()) {
+    return std::nullopt;
+  }
+  const double r = revision->as_number();
+  if (!(r >= 1 && r <= 1e6) || r != static_cast<double>(static_cast<int>(r))) return std::nullopt;
+  return std::pair{tool->as_string(), presenters::RecordedRevision{static_cast<int>(r), schema->as_string()}};
+}
+
 void CardFold::Add(log::Event&& e) {
-  if (e.type == log::kAssistantMessage) {
+  if (e.type == log::kTurnStart) {
+    records_.clear();
+  } else if (e.type == log::kToolRevision) {
+    if (auto record = ReadRevisionRecord(e)) records_.insert_or_assign(std::move(record->first), std::move(record->second));
+  } else if (e.type == log::kAssistantMessage) {
     const Value* content = json::Get(json::Get(&e.data, "message"), "content");  // const: never unshares
     if (!content || !content->is_array()) return;
     for (const Value& block : content->as_array()) {
@@ -27,6 +43,9 @@ void CardFold::Add(log::Event&& e) {
                        .name = std::string(requested->name),
                        .args = ParseLoggedArguments(requested->arguments),
                        .seq = e.seq};
+    if (!records_.empty()) {
+      if (auto r = records_.find(call.name); r != records_.end()) call.recorded = r->second;
+    }
     asked_.erase(call.call_id);  // its result will find the call: the request's text is not needed
     const size_t index = next_index_++;
     open_by_id_[call.call_id] = index;
@@ -70,6 +89,22 @@ void CardFold::Finish() {
 void CardFold::Present(size_t index, PresentedCall call, const Value::Array* content, const Value* meta) {
   if (const presenters::ToolPresenter* p = presenters_.Find(call.name)) {
     call.presenter_version = p->version;
+    if (p->revisions) {
+      call.upcast = presenters::Upcast(*p->revisions, call.args, meta, call.recorded ? &*call.recorded : nullptr);
+      presenters::Upcasted& up = *call.upcast;
+      if (up.how == presenters::UpcastHow::kThrew || up.how == presenters::UpcastHow::kInvalidStep) {
+        // The generic card, as for arguments that fail the schema.
+        call.pending_how = presenters::Presented::kInvalidArguments;
+        if (content) call.result_how = presenters::Presented::kInvalidArguments;
+        call.detail = up.detail;
+        if (content) call.fallback_result = presenters::FallbackResult(ShownPending(call), *content);
+        emit_(index, std::move(call));
+        return;
+      }
+      if (up.arguments) call.args = *std::move(up.arguments);
+      if (up.meta) meta = &*up.meta;
+      up.arguments.reset();
+    }
     presenters::PresentOutcome pending = presenters::PresentCallOutcome(*p, call.args);
     call.pending = std::move(pending.view);
     call.pending_how = pending.how;
@@ -81,6 +116,7 @@ void CardFold::Present(size_t index, PresentedCall call, const Value::Array* con
       call.result_how = shown.how;
       if (call.detail.empty()) call.detail = std::move(shown.detail);
     }
+    if (call.upcast) call.upcast->meta.reset();  // presented: nothing holds a result's meta longer
   }
   if (content && !call.result) call.fallback_result = presenters::FallbackResult(ShownPending(call), *content);
   emit_(index, std::move(call));

@@ -41,8 +41,15 @@ struct PresentedCall {
   std::optional<json::Value> fallback_result{};
   presenters::Presented pending_how = presenters::Presented::kNone;
   presenters::Presented result_how = presenters::Presented::kNone;  // kNone also without a result
-  std::string detail{};             // schema errors or what a presenter threw
+  std::string detail{};             // schema errors, what a presenter threw, or why an upcast failed
   std::string presenter_version{};  // "" when no presenter knows the tool
+  // Its tool's record in the session (retrace/tool-revision), when there is one.
+  std::optional<presenters::RecordedRevision> recorded{};
+  // When its tool declares revisions (presenters/revisions.h): how the call
+  // reached the current one. `args` are then the upcast arguments; on a
+  // failure (a step threw or broke the next schema) the logged ones, and the
+  // call shows the generic card.
+  std::optional<presenters::Upcasted> upcast{};
 };
 
 // Holds the presenter set by reference: the set must outlive the fold.
@@ -82,7 +89,14 @@ class CardFold {
   // callId → (name, arguments) of requested calls not logged (yet) as tool/call:
   // what names a result without a call. Entries go when their call or result comes.
   std::map<std::string, std::pair<std::string, std::string>> asked_;
+  // tool → its revision record in the current turn. A record holds for the
+  // rest of its turn, so that a piece of a log (which starts at a turn)
+  // holds every record its calls need.
+  std::map<std::string, presenters::RecordedRevision, std::less<>> records_;
 };
+
+// A retrace/tool-revision event's record; nullopt when it is malformed.
+std::optional<std::pair<std::string, presenters::RecordedRevision>> ReadRevisionRecord(const log::Event& event);
 
 // The pending card shown: the tool's view, or the generic one.
 json::Value ShownPending(const PresentedCall& call);

@@ -8,7 +8,8 @@ namespace retrace::replay {
 using json::Value;
 
 bool CardsNeed(std::string_view type) {
-  return type == log::kToolCall || type == log::kToolResult || type == log::kAssistantMessage;
+  return type == log::kToolCall || type == log::kToolResult || type == log::kAssistantMessage ||
+         type == log::kTurnStart || type == log::kToolRevision;
 }
 
 struct CardBuilder::Cards {

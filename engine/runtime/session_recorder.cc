@@ -76,6 +76,9 @@ void SessionRecorder::Fold(const log::Event& e) {
     state_.turn = static_cast<int>(Int(e.data, "turn"));
     state_.step = 0;
     state_.in_turn = true;
+    state_.revisions_recorded.clear();
+  } else if (e.type == log::kToolRevision) {
+    state_.revisions_recorded.insert(json::Str(json::Get(&e.data, "tool")));
   } else if (e.type == log::kTurnEnd) {
     state_.in_turn = state_.in_step = false;
   } else if (e.type == log::kStepStart) {
@@ -264,13 +267,18 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
   std::vector<ToolDefinitionPtr> defs(calls.size());
   hooks.on_start = [&](size_t i) {
     std::lock_guard lock(mu_);
-    call_seqs[i] = state_.next_seq;
-    if (env_.card_snapshots) defs[i] = runtime.registry().Get(calls[i].name, agent);
+    std::vector<log::Event> events;
+    if (env_.card_snapshots) {
+      defs[i] = runtime.registry().Get(calls[i].name, agent);
+      if (std::optional<log::Event> record = RevisionRecord(defs[i].get())) events.push_back(std::move(*record));
+    }
+    call_seqs[i] = state_.next_seq + static_cast<int64_t>(events.size());
     Value data = TurnStepData(state_.turn, state_.step);
     data.Set("callId", calls[i].id);
     data.Set("name", calls[i].name);
     data.Set("arguments", calls[i].arguments);
-    return Append({NewEvent(log::kToolCall, std::move(data))});
+    events.push_back(NewEvent(log::kToolCall, std::move(data)));
+    return Append(std::move(events));
   };
   hooks.on_commit = [&](size_t i, const ToolResultPtr& result) {
     std::lock_guard lock(mu_);
@@ -285,7 +293,22 @@ asio::awaitable<Result<BatchOutcome>> SessionRecorder::RunToolCalls(ToolRuntime&
   co_return outcome;
 }
 
-int64_t SessionRecorder::EmitCallStart(const LooseCall& loose, const Emit& emit, std::optional<int64_t> at) {
+std::optional<log::Event> SessionRecorder::RevisionRecord(const ToolDefinition* def) {
+  if (!env_.card_snapshots || !def || !def->presenter || state_.revisions_recorded.contains(def->name)) {
+    return std::nullopt;
+  }
+  const presenters::ToolPresenter& p = *def->presenter;
+  const int revision = p.revisions ? p.revisions->current : 1;
+  log::Event e = NewEvent(log::kToolRevision,
+                          Value::MakeObject({{"tool", def->name},
+                                             {"revision", Value(static_cast<int64_t>(revision))},
+                                             {"schema", presenters::SchemaFingerprint(p.parameters)}}));
+  e.ignorable = true;  // dsh readers skip it; replay reads it
+  return e;
+}
+
+int64_t SessionRecorder::EmitCallStart(const LooseCall& loose, const ToolDefinition* def, const Emit& emit,
+                                       std::optional<int64_t> at) {
   auto stamped = [&](std::vector<log::Event> events) {
     if (at) {
       for (log::Event& e : events) e.time = *at;
@@ -306,9 +329,10 @@ int64_t SessionRecorder::EmitCallStart(const LooseCall& loose, const Emit& emit,
   data.Set("name", call.name);
   data.Set("arguments", call.arguments);
   std::vector<log::Event> events;
+  if (std::optional<log::Event> record = RevisionRecord(def)) events.push_back(std::move(*record));
   events.push_back(std::move(asked));
   events.push_back(NewEvent(log::kToolCall, std::move(data)));
-  const int64_t call_seq = state_.next_seq + 1;  // after the assistant message
+  const int64_t call_seq = state_.next_seq + static_cast<int64_t>(events.size()) - 1;  // the last of them
   stamped(std::move(events));
   return call_seq;
 }
@@ -420,7 +444,7 @@ asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& run
     ++state_.loose_in_flight;
   }
   if (record_first) {
-    Status started = co_await Commit([&](const Emit& emit) { call_seq = EmitCallStart(loose, emit, std::nullopt); });
+    Status started = co_await Commit([&](const Emit& emit) { call_seq = EmitCallStart(loose, def.get(), emit, std::nullopt); });
     if (!started.ok()) {
       settle();
       co_return started;
@@ -446,7 +470,7 @@ asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& run
 
   Status recorded = co_await Commit([&](const Emit& emit) {
     --state_.loose_in_flight;
-    if (!record_first) call_seq = EmitCallStart(loose, emit, asked_at);  // folded first: the result names its step
+    if (!record_first) call_seq = EmitCallStart(loose, def.get(), emit, asked_at);  // folded first: the result names its step
     std::vector<log::Event> events = ResultEvents(call, call_seq, *result, def.get());
     if (loose.notes) {
       for (auto& [type, data] : loose.notes(*result)) {

@@ -48,6 +48,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,10 @@ struct RecorderEnv {
   // `retrace/cards` event {callId, tool, presenterVersion, pending, result}
   // holding the views the called tool's presenter (ToolDefinition::presenter)
   // gave at run time, the reference `retrace check` compares later replays with.
+  // Before a tool's first call in a turn goes an ignorable
+  // `retrace/tool-revision` {tool, revision, schema}: the revision of the
+  // arguments and its schema's fingerprint (presenters/revisions.h), which
+  // replay upcasts old calls from.
   bool card_snapshots = false;
   // RunCall's admission (CallGate): concurrency-safe calls at once.
   size_t max_parallel = 10;
@@ -167,7 +172,7 @@ class SessionRecorder {
   // its assistant/message and its tool/call, stamped `at` when given — and
   // returns the tool/call's seq.
   using Emit = std::function<void(std::vector<log::Event>)>;
-  int64_t EmitCallStart(const LooseCall& loose, const Emit& emit, std::optional<int64_t> at);
+  int64_t EmitCallStart(const LooseCall& loose, const ToolDefinition* def, const Emit& emit, std::optional<int64_t> at);
   // Group commit for RunCall: records what `build` emits in one append with
   // what the other calls ready to commit at the same moment emit (one
   // transaction for all). Builders run at the commit, in turn, under the
@@ -187,6 +192,9 @@ class SessionRecorder {
   // The card snapshot of a recorded call (RecorderEnv::card_snapshots), from
   // the presenter of the tool the call resolved to (none for an unknown tool).
   log::Event CardSnapshot(const ModelToolCall& call, const ToolResult& result, const presenters::ToolPresenter* p);
+  // The `retrace/tool-revision` record that goes before a call of `def`: only
+  // with card snapshots, for a tool with a presenter, and once per tool and turn.
+  std::optional<log::Event> RevisionRecord(const ToolDefinition* def);
 
   // Guards the log appends and the state below; never held across a co_await.
   mutable std::recursive_mutex mu_;
@@ -204,6 +212,7 @@ class SessionRecorder {
     int loose_in_flight = 0;            // RunCall calls not yet recorded with their result
     std::vector<json::Value> next_turn;  // pending inbox lists (dsh-agent)
     std::vector<json::Value> next_step;
+    std::set<std::string, std::less<>> revisions_recorded;  // tools with a retrace/tool-revision this turn
   };
   State state_;
   int64_t repaired_ = 0;

@@ -31,9 +31,21 @@ Status AttachPresenter(ToolDefinition& def) {
   if (def.presenter && functions) {
     return Status::InvalidArgument("defineTool(" + def.name + "): give presentCall/presentResult or a presenter, not both");
   }
+  if (def.revisions && !functions) {
+    return Status::InvalidArgument("defineTool(" + def.name + "): revisions need presentCall/presentResult to upcast for");
+  }
   if (functions) {
+    presenters::RevisionsPtr revisions;
+    if (def.revisions) {
+      Result<presenters::RevisionsPtr> compiled =
+          presenters::CompileRevisions(def.name, *std::move(def.revisions), def.parameters);
+      if (!compiled.ok()) return Status::InvalidArgument("defineTool(" + def.name + "): " + compiled.status().message());
+      revisions = std::move(compiled).value();
+      def.revisions.reset();
+    }
     def.presenter = presenters::MakeToolPresenter(def.name, def.parameters, std::move(def.present_call),
-                                                  std::move(def.present_result), def.presenter_revision);
+                                                  std::move(def.present_result), def.presenter_revision,
+                                                  std::move(revisions));
   } else if (def.presenter && (def.presenter->name != def.name ||
                                json::Serialize(def.presenter->parameters) != json::Serialize(def.parameters))) {
     return Status::InvalidArgument("defineTool(" + def.name + "): its presenter was made for " +

@@ -99,6 +99,12 @@ struct ToolDefinition {
   PresentCallFn present_call{};
   PresentResultFn present_result{};
   std::string presenter_revision = "1";
+  // When the arguments changed over time: their current revision, each older
+  // revision's parameters (DSL) and the upcasters between them
+  // (presenters/revisions.h). DefineTool checks the chain and puts it in the
+  // presenter made from present_call / present_result, so that replay shows
+  // old calls with today's views.
+  std::optional<presenters::RevisionSpec> revisions{};
   presenters::ToolPresenterPtr presenter{};
   std::optional<ToolHints> hints{};  // unknown when absent
 };

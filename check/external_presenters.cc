@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -174,6 +175,7 @@ struct ListedTool {
   std::string name, revision;
   Value parameters;
   bool call = true, result = true;
+  std::optional<Value> revisions{};  // {current, parameters, metaSteps}, checked when the presenter is made
 };
 
 Result<ListedTool> ParseTool(const Value& t, size_t i) {
@@ -194,6 +196,10 @@ Result<ListedTool> ParseTool(const Value& t, size_t i) {
   if (const Value* revision = t.Find("revision"); revision && !revision->is_null()) {
     if (!revision->is_string()) return Status::Corruption(where + ".revision is not a string");
     tool.revision = revision->as_string();
+  }
+  if (const Value* revisions = t.Find("revisions"); revisions && !revisions->is_null()) {
+    if (!revisions->is_object()) return Status::Corruption(where + ".revisions is not an object");
+    tool.revisions = *revisions;
   }
   for (auto [key, flag] : {std::pair{"presentCall", &tool.call}, std::pair{"presentResult", &tool.result}}) {
     if (const Value* v = t.Find(key); v && !v->is_null()) {
@@ -235,6 +241,47 @@ Result<Value> ResultOf(const std::string& line, int64_t id) {
   return *result;
 }
 
+// A listed tool's revisions ({current, parameters: {"1": raw schema, ...},
+// metaSteps: [from, ...]}) as a checked chain whose steps ask the program
+// (`upcast {tool, from, kind, value}` → {value}).
+template <class Ask>
+Result<presenters::RevisionsPtr> ListedRevisions(const std::string& tool, const Value& listed, const Value& current_schema,
+                                                 const Ask& ask) {
+  const Value* current = listed.Find("current");
+  const Value* parameters = listed.Find("parameters");
+  if (!current || !current->is_number() || !parameters || !parameters->is_object()) {
+    return Status::Corruption("the revisions of " + tool + " need current (a number) and parameters (an object)");
+  }
+  presenters::RevisionSpec spec;
+  spec.current = static_cast<int>(current->as_number());
+  for (const auto& [key, schema] : parameters->as_object()) {
+    if (auto errors = schema::CheckRawSchema(schema); !errors.empty()) {
+      return Status::Corruption("revision " + key + " of " + tool + " is not a schema dsh supports: " + errors.front());
+    }
+    spec.parameters[std::atoi(key.c_str())] = schema;
+  }
+  std::set<int> meta_steps;
+  if (const Value* m = listed.Find("metaSteps"); m && m->is_array()) {
+    for (const Value& from : m->as_array()) {
+      if (from.is_number()) meta_steps.insert(static_cast<int>(from.as_number()));
+    }
+  }
+  for (int from = 1; from < spec.current; ++from) {
+    auto step = [ask, tool, from](const char* kind) {
+      return [ask, tool, from, kind](const Value& value) {
+        return *ask("upcast", Value::MakeObject({{"tool", tool},
+                                                 {"from", Value(static_cast<int64_t>(from))},
+                                                 {"kind", kind},
+                                                 {"value", value}}),
+                    "value");
+      };
+    };
+    spec.steps.push_back({.from = from, .to = from + 1, .arguments = step("arguments"),
+                          .meta = meta_steps.contains(from) ? presenters::UpcastFn(step("meta")) : nullptr});
+  }
+  return presenters::CompileRevisions(tool, std::move(spec), current_schema, /*dsl=*/false);
+}
+
 }  // namespace
 
 // The program, started again after each failure, and the questions to it, one at a time.
@@ -250,10 +297,12 @@ class PresenterProcess {
 
   // The view the program gives for `params` of `method`, or nullopt; throws
   // what went wrong (a presentation that throws is a `threw` finding).
-  std::optional<Value> Present(const char* method, Value params) {
+  // `key` names the answer's member: "view" (an object or null), or
+  // "value" (any JSON, required: an upcast step's output).
+  std::optional<Value> Present(const char* method, Value params, const char* key = "view") {
     std::lock_guard lock(mu_);
     try {
-      return PresentLocked(method, std::move(params));
+      return PresentLocked(method, std::move(params), key);
     } catch (const std::exception& e) {
       ++thrown_;
       last_thrown_ = e.what();
@@ -267,12 +316,12 @@ class PresenterProcess {
   }
 
  private:
-  std::optional<Value> PresentLocked(const char* method, Value params) {
+  std::optional<Value> PresentLocked(const char* method, Value params, const char* key) {
     if (failures_ >= options_.max_failures) {
       throw std::runtime_error("presenters command given up after " + std::to_string(failures_) +
                                " failures in a row; the last: " + last_failure_);
     }
-    auto view = AskLocked(method, std::move(params));
+    auto view = AskLocked(method, std::move(params), key);
     if (view.ok()) {
       failures_ = 0;
       return *std::move(view);
@@ -287,12 +336,17 @@ class PresenterProcess {
     throw std::runtime_error("presenters command " + last_failure_);
   }
 
-  Result<std::optional<Value>> AskLocked(const char* method, Value params) {
+  Result<std::optional<Value>> AskLocked(const char* method, Value params, std::string_view key) {
     if (!child_) {
       auto tools = StartLocked();
       if (!tools.ok()) return Status::IoError("could not be started again: " + tools.status().message());
     }
     ASSIGN_OR_RETURN(Value result, Request(method, std::move(params)));
+    if (key != "view") {
+      const Value* value = result.Find(key);
+      if (!value) return Status::Corruption("answered without a " + std::string(key));
+      return std::optional<Value>(*value);
+    }
     const Value* view = result.Find("view");
     if (!view || view->is_null()) return std::optional<Value>();
     if (!view->is_object()) return Status::Corruption("answered a view that is not an object: " + Shown(json::Serialize(*view)));
@@ -309,7 +363,10 @@ class PresenterProcess {
     auto tools = ParseTools(*result);
     if (!tools.ok()) return tools.status();
     std::string listing;
-    for (const ListedTool& t : *tools) listing += t.name + '\n' + json::Serialize(t.parameters) + '\n' + t.revision + '\n';
+    for (const ListedTool& t : *tools) {
+      listing += t.name + '\n' + json::Serialize(t.parameters) + '\n' + t.revision + '\n' +
+                 (t.revisions ? json::Serialize(*t.revisions) : "") + '\n';
+    }
     if (listing_ && *listing_ != listing) {
       child_.reset();
       return Status::FailedPrecondition("initialize: the restarted program lists other tools than at its start");
@@ -367,10 +424,10 @@ Result<std::unique_ptr<ExternalPresenters>> ExternalPresenters::Start(ExternalPr
     // The process outlives the set's functions only through this object; a
     // weak pointer keeps a copied presenter from keeping the program alive.
     std::weak_ptr<PresenterProcess> weak = process;
-    auto ask = [weak](const char* method, Value params) -> std::optional<Value> {
+    auto ask = [weak](const char* method, Value params, const char* key = "view") -> std::optional<Value> {
       auto p = weak.lock();
       if (!p) throw std::runtime_error("the presenters command has been stopped");
-      return p->Present(method, std::move(params));
+      return p->Present(method, std::move(params), key);
     };
     if (t.call) {
       call = [ask, name = t.name](const Value& args) {
@@ -384,8 +441,16 @@ Result<std::unique_ptr<ExternalPresenters>> ExternalPresenters::Start(ExternalPr
         return ask("presentResult", Value::MakeObject({{"tool", name}, {"args", args}, {"result", std::move(durable)}}));
       };
     }
+    presenters::RevisionsPtr revisions;
+    if (t.revisions) {
+      auto compiled = ListedRevisions(t.name, *t.revisions, t.parameters, ask);
+      if (!compiled.ok()) {
+        return Status::FailedPrecondition("presenters command '" + command + "': " + compiled.status().message());
+      }
+      revisions = std::move(compiled).value();
+    }
     set.Add(presenters::MakeToolPresenter(t.name, std::move(t.parameters), std::move(call), std::move(result),
-                                          t.revision.empty() ? "1" : t.revision));
+                                          t.revision.empty() ? "1" : t.revision, std::move(revisions)));
   }
   return std::unique_ptr<ExternalPresenters>(new ExternalPresenters(std::move(process), std::move(set)));
 }

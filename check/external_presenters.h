@@ -4,9 +4,15 @@
 // its stdin and stdout, one message per line (docs/REPLAY-STABILITY.md,
 // "External presenters"):
 //   initialize {protocol: 1}  → {tools: [{name, parameters, revision?,
-//                                          presentCall?, presentResult?}]}
+//                                          presentCall?, presentResult?, revisions?}]}
 //   presentCall {tool, args}  → {view: object | null}
 //   presentResult {tool, args, result: {content, isError, meta?}} → {view}
+//   upcast {tool, from, kind: "arguments" | "meta", value} → {value}
+// A tool whose arguments changed lists `revisions` {current, parameters:
+// {"1": raw schema, ...}, metaSteps: [from, ...]}: its older revisions'
+// schemas, and which steps upcast meta too. Each step of its chain (from
+// revision `from` to the next) is an `upcast` question; an error answer is
+// the step throwing (presenters/revisions.h).
 // `parameters` is the tool's raw JSON Schema (what dsh registers). Soft
 // validation stays on this side (presenters::PresentCall): the program is
 // asked only about arguments that fit, as dsh's host adapter does (§6.3).

@@ -91,6 +91,7 @@ Result<Replay> ReplayOnce(const EventSource& source, const presenters::Presenter
         Value card = e.data;  // {callId, tool, presenterVersion, pending, result}
         r.snapshots.Find("calls")->as_array().push_back(std::move(card));
       }
+      if (e.type == log::kToolRevision) builder.Add(std::move(e));  // the calls that follow upcast from it
       return Status::Ok();
     }
     if (keep_results) {
@@ -127,8 +128,37 @@ Divergence About(Finding f, const replay::CardBuilder::Diagnostics& d, std::stri
   return v;
 }
 
+// Counts the call in its tool's revision tally; true when an upcast step
+// failed (a hard finding, added here).
+bool TallyRevision(const replay::CardBuilder::Diagnostics& d, SessionCheck& out) {
+  if (!d.upcast) return false;
+  ToolRevisions& t = out.revisions[d.name];
+  ++t.at_revision[d.revision];
+  switch (*d.upcast) {
+    case presenters::UpcastHow::kCurrent: break;
+    case presenters::UpcastHow::kUpcast: ++t.upcast; break;
+    case presenters::UpcastHow::kNoRevision: ++t.generic["no revision's schema accepts the arguments"]; break;
+    case presenters::UpcastHow::kThrew: ++t.generic["a step threw"]; break;
+    case presenters::UpcastHow::kInvalidStep: ++t.generic["a step's output fails the next schema"]; break;
+  }
+  t.recorded += d.revision_recorded;
+  if (*d.upcast != presenters::UpcastHow::kThrew && *d.upcast != presenters::UpcastHow::kInvalidStep) return false;
+  out.findings.push_back(About(Finding::kUpcast, d, "upcasting from revision " + std::to_string(d.revision) +
+                                                        " failed: " + d.detail + ": the generic card shows"));
+  return true;
+}
+
 void CheckPresenters(const Replay& r, SessionCheck& out) {
   for (const auto& d : r.diagnostics) {
+    if (TallyRevision(d, out)) continue;
+    if (!d.upcast && (d.pending == presenters::Presented::kInvalidArguments ||
+                      d.result == presenters::Presented::kInvalidArguments)) {
+      ++out.revisions[d.name].generic["no upcaster chain"];
+    } else if (d.upcast && *d.upcast == presenters::UpcastHow::kCurrent &&
+               (d.pending == presenters::Presented::kInvalidArguments ||
+                d.result == presenters::Presented::kInvalidArguments)) {
+      ++out.revisions[d.name].generic["the arguments fail the current schema"];
+    }
     for (presenters::Presented how : {d.pending, d.result}) {
       if (how == presenters::Presented::kThrew) {
         out.findings.push_back(About(Finding::kThrew, d, "the presenter threw: " + d.detail));
@@ -372,12 +402,14 @@ const char* FindingName(Finding f) {
     case Finding::kUnreadable: return "unreadable";
     case Finding::kNondeterministic: return "nondeterministic";
     case Finding::kFuzz: return "fuzz";
+    case Finding::kUpcast: return "upcast";
   }
   return "?";
 }
 
 bool IsHardFailure(Finding f) {
-  return f == Finding::kThrew || f == Finding::kUnreadable || f == Finding::kNondeterministic || f == Finding::kFuzz;
+  return f == Finding::kThrew || f == Finding::kUnreadable || f == Finding::kNondeterministic || f == Finding::kFuzz ||
+         f == Finding::kUpcast;
 }
 
 bool IsWarning(Finding f) { return f == Finding::kFallback; }
@@ -456,6 +488,20 @@ Result<std::vector<std::string>> CompareStoreCards(const std::string& before, co
   return differences;
 }
 
+std::map<std::string, ToolRevisions> RevisionTotals(const CheckReport& r) {
+  std::map<std::string, ToolRevisions> totals;
+  for (const auto& s : r.sessions) {
+    for (const auto& [tool, t] : s.revisions) {
+      ToolRevisions& sum = totals[tool];
+      for (const auto& [rev, n] : t.at_revision) sum.at_revision[rev] += n;
+      sum.recorded += t.recorded;
+      sum.upcast += t.upcast;
+      for (const auto& [why, n] : t.generic) sum.generic[why] += n;
+    }
+  }
+  return totals;
+}
+
 json::Value ReportJson(const CheckReport& r, bool strict) {
   Value::Array sessions;
   for (const auto& s : r.sessions) {
@@ -483,8 +529,20 @@ json::Value ReportJson(const CheckReport& r, bool strict) {
                                           {"reference", s.reference_written ? "written" : s.has_reference ? "compared" : "none"},
                                           {"findings", Value(std::move(findings))}}));
   }
+  Value revisions = Value::MakeObject({});
+  for (const auto& [tool, t] : RevisionTotals(r)) {
+    Value at = Value::MakeObject({});
+    for (const auto& [rev, n] : t.at_revision) at.Set(std::to_string(rev), Value(n));
+    Value generic = Value::MakeObject({});
+    for (const auto& [why, n] : t.generic) generic.Set(why, Value(n));
+    revisions.Set(tool, Value::MakeObject({{"atRevision", std::move(at)},
+                                           {"recorded", Value(t.recorded)},
+                                           {"upcast", Value(t.upcast)},
+                                           {"generic", std::move(generic)}}));
+  }
   return Value::MakeObject({{"clean", r.Clean(strict)},
                             {"sessions", Value(std::move(sessions))},
+                            {"revisions", std::move(revisions)},
                             {"calls", r.calls()},
                             {"hardFailures", r.Count(IsHardFailure)},
                             {"warnings", r.Count(IsWarning)}});
@@ -518,6 +576,15 @@ std::string ReportText(const CheckReport& r, bool strict) {
     for (const auto& f : s.findings) {
       divergences += f.finding == Finding::kMissing || f.finding == Finding::kExtra || f.finding == Finding::kDiffers;
     }
+  }
+  for (const auto& [tool, t] : RevisionTotals(r)) {
+    out += "tool " + tool + ":";
+    for (const auto& [rev, n] : t.at_revision) {
+      out += " " + std::to_string(n) + (rev == 0 ? " at no known revision," : " at revision " + std::to_string(rev) + ",");
+    }
+    out += " " + std::to_string(t.recorded) + " recorded, " + std::to_string(t.upcast) + " upcast";
+    for (const auto& [why, n] : t.generic) out += ", " + std::to_string(n) + " generic (" + why + ")";
+    out += "\n";
   }
   out += "checked " + std::to_string(r.sessions.size()) + " sessions, " + std::to_string(r.calls()) + " calls: " +
          std::to_string(hard) + " hard failures, " + std::to_string(divergences) + " divergences, " +

@@ -22,12 +22,19 @@
 //   does not know that is not marked ignorable;
 // - nondeterministic: two replays of the same log gave different bytes;
 // - fuzz: a mutated argument (options.fuzz mutations per call) made a
-//   presenter throw, or gave a tool view for arguments the schema refuses.
+//   presenter throw, or gave a tool view for arguments the schema refuses;
+// - upcast: a step of the tool's upcaster chain (presenters/revisions.h)
+//   threw, or gave arguments that fail the next revision's schema, so the
+//   call shows the generic card.
+//
+// Per tool, a session also tallies its calls' revisions (ToolRevisions):
+// where the calls sit, how many were upcast, and why any fall back.
 #ifndef RETRACE_CHECK_REPLAY_CHECK_H_
 #define RETRACE_CHECK_REPLAY_CHECK_H_
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,10 +45,10 @@
 
 namespace retrace::check {
 
-enum class Finding { kMissing, kExtra, kDiffers, kFallback, kThrew, kUnreadable, kNondeterministic, kFuzz };
+enum class Finding { kMissing, kExtra, kDiffers, kFallback, kThrew, kUnreadable, kNondeterministic, kFuzz, kUpcast };
 
 const char* FindingName(Finding f);
-bool IsHardFailure(Finding f);  // threw, unreadable, nondeterministic, fuzz
+bool IsHardFailure(Finding f);  // threw, unreadable, nondeterministic, fuzz, upcast
 bool IsWarning(Finding f);      // fallback (an error under `strict`)
 
 struct Divergence {
@@ -53,9 +60,19 @@ struct Divergence {
   std::string detail{};            // what went wrong, in words
 };
 
+// One tool's calls in a session, by revision (tools that declare revisions,
+// and any tool whose old calls fall back to the generic card).
+struct ToolRevisions {
+  std::map<int, int64_t> at_revision{};  // the calls' revisions (0: none could be told)
+  int64_t recorded = 0;                   // of them, told by the session's record rather than inferred
+  int64_t upcast = 0;                     // carried to the current revision
+  std::map<std::string, int64_t> generic{};  // why calls show the generic card: no chain, a step threw, ...
+};
+
 struct SessionCheck {
   std::string session_id{}, source{};
   int64_t calls = 0;
+  std::map<std::string, ToolRevisions> revisions{};  // by tool
   bool has_reference = false;
   bool reference_written = false;  // update_golden wrote it
   std::vector<Divergence> findings{};
@@ -90,6 +107,9 @@ Result<CheckReport> CheckInputs(const std::vector<std::string>& inputs, const Ch
 // missing"), none when every card document is identical.
 Result<std::vector<std::string>> CompareStoreCards(const std::string& before, const std::string& after,
                                                    const presenters::PresenterSet* presenters = nullptr);
+
+// Each tool's revision tally over every session of the report.
+std::map<std::string, ToolRevisions> RevisionTotals(const CheckReport& report);
 
 json::Value ReportJson(const CheckReport& report, bool strict);
 std::string ReportText(const CheckReport& report, bool strict);

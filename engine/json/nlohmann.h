@@ -26,8 +26,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -221,6 +223,28 @@ Result<Value> FromNlohmann(const BasicJson& j) {
   Value out;
   if (Status st = nlohmann_internal::FromNlohmannAt(j, "", out); !st.ok()) return st;
   return out;
+}
+
+// An upcaster of old arguments or meta (presenters/revisions.h, UpcastFn)
+// written against nlohmann: `step` takes the old value and returns the next
+// revision's. ordered_json by default, so that members keep their order.
+// What cannot cross the boundary, either way, throws with its JSON Pointer:
+// the step then counts as failed (the generic card, a `retrace check` finding).
+//
+//   .steps = {{.from = 1, .to = 2, .arguments = json::NlohmannUpcaster([](nlohmann::ordered_json a) {
+//               a["city"] = a["town"];
+//               a.erase("town");
+//               return a;
+//             })}}
+template <class BasicJson = nlohmann::ordered_json, class Step>
+std::function<Value(const Value&)> NlohmannUpcaster(Step step) {
+  return [step = std::move(step)](const Value& old) -> Value {
+    Result<BasicJson> in = ToNlohmann<BasicJson>(old);
+    if (!in.ok()) throw std::invalid_argument(in.status().message());
+    Result<Value> out = FromNlohmann(static_cast<const BasicJson&>(step(std::move(in).value())));
+    if (!out.ok()) throw std::invalid_argument(out.status().message());
+    return std::move(out).value();
+  };
 }
 
 }  // namespace retrace::json

@@ -20,8 +20,13 @@ struct CardBuilder::Cards {
 
   void Take(size_t index, PresentedCall&& call) {
     if (diagnostics.size() <= index) diagnostics.resize(index + 1);
-    diagnostics[index] = {call.call_id, call.name, call.seq, call.presenter_version, call.pending_how, call.result_how,
-                          call.detail};
+    Diagnostics& d = diagnostics[index];
+    d = {call.call_id, call.name, call.seq, call.presenter_version, call.pending_how, call.result_how, call.detail, {}, 0, false};
+    if (call.upcast) {
+      d.upcast = call.upcast->how;
+      d.revision = call.upcast->from;
+      d.revision_recorded = call.upcast->recorded;
+    }
     if (keep == Keep::kText) {  // the entry is all FinishText() needs: the views go now
       document.Add(index, call);
       return;

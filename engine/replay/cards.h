@@ -102,7 +102,13 @@ class CardBuilder {
     std::string presenter_version;   // "" when no presenter knows the tool
     presenters::Presented pending = presenters::Presented::kNone;
     presenters::Presented result = presenters::Presented::kNone;  // kNone also without a result
-    std::string detail;              // schema errors or what a presenter threw
+    std::string detail;              // schema errors, what a presenter threw, or why an upcast failed
+    // When its tool declares revisions: how the call reached the current one
+    // (PresentedCall::upcast), from which revision, and whether the session
+    // recorded that revision or it was inferred.
+    std::optional<presenters::UpcastHow> upcast;
+    int revision = 0;
+    bool revision_recorded = false;
   };
   // After the last event.
   std::vector<Diagnostics> CallDiagnostics();

@@ -40,6 +40,9 @@ std::string Detail(const store::StoredEvent& e) {
     }
     return d;
   }
+  if (e.type == log::kToolRevision) {
+    return json::Str(data->Find("tool")) + " revision " + json::Num(data->Find("revision"));
+  }
   if (e.type == log::kTurnStart || e.type == log::kTurnEnd || e.type == log::kStepStart || e.type == log::kStepEnd) {
     std::string d;
     if (const json::Value* t = data->Find("turn"); t != nullptr && t->is_number()) d += "turn " + json::Num(t);

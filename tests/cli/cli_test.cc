@@ -282,7 +282,7 @@ TEST_F(CliTest, CheckPassesOnTheFixturesAndARecordedSessionAndFindsDivergences) 
   retrace::testing::WriteFile(dir_ / "demo-changed.jsonl", recorded);
   Outcome snapshot = Retrace("check " + dir_ / "demo-changed.jsonl");
   EXPECT_EQ(snapshot.code, 1);
-  EXPECT_THAT(snapshot.out, HasSubstr("differs  seq 6  call_write  write  presenter"));
+  EXPECT_THAT(snapshot.out, HasSubstr("differs  seq 7  call_write  write  presenter"));
   EXPECT_THAT(snapshot.out, HasSubstr("at /pending/title: expected \"Write src/other.ts\", got \"Write src/math.ts\""));
   // Fallbacks are warnings, errors with --strict.
   EXPECT_EQ(Retrace("check " + fixtures + "/c06-errors-policy.jsonl --strict").code, 1);

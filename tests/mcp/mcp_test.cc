@@ -22,6 +22,7 @@
 namespace retrace::mcp {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using json::Value;
@@ -150,9 +151,11 @@ TEST_F(McpTest, SdkClientCallsEveryBuiltinToolAndTheSessionLoadsInDsh) {
   // Every tool ran through the pipeline; the refused unknown tool is noted, not called.
   for (const char* tool : {"write", "read", "edit", "glob", "grep", "bash", "web_fetch", "job_output", "job_list",
                            "job_kill"}) {
-    EXPECT_THAT(events, HasSubstr(std::string("tool/call            ") + tool)) << tool;
+    EXPECT_THAT(events, ContainsRegex(std::string("tool/call +") + tool + " ")) << tool;
+    // Before each tool's first call, the revision of its arguments (presenters/revisions.h).
+    EXPECT_THAT(events, ContainsRegex(std::string("retrace/tool-revision +") + tool + " revision 1")) << tool;
   }
-  EXPECT_THAT(events, Not(HasSubstr("tool/call            nope")));
+  EXPECT_THAT(events, Not(ContainsRegex("tool/call +nope")));
   const std::string notes = Retrace(
       "query \"select json_extract(json,'$.data.outcome') as outcome, count(*) as n from v_events where "
       "type='retrace/mcp-request' group by 1 order by 1\" --csv").out;
@@ -340,7 +343,7 @@ TEST_F(McpTest, EndOfInputFinishesTheCallsInFlightAndClosesTheTurn) {
   EXPECT_EQ(s.code, 0);
   ASSERT_NE(Answer(s, 1), nullptr) << s.raw;
   EXPECT_THAT(json::Serialize(*Answer(s, 1)), HasSubstr("late"));
-  EXPECT_THAT(Retrace("events s1").out, HasSubstr("turn/end             turn 1 completed"));
+  EXPECT_THAT(Retrace("events s1").out, ContainsRegex("turn/end +turn 1 completed"));
 }
 
 TEST_F(McpTest, AClientThatStopsReadingEndsTheSessionLikeEndOfInput) {
@@ -350,7 +353,7 @@ TEST_F(McpTest, AClientThatStopsReadingEndsTheSessionLikeEndOfInput) {
                                            " --session s1 <" + (dir_ / "in.jsonl") +
                                            " 2>/dev/null | head -c 100 >/dev/null; echo rc=${PIPESTATUS[0]}'");
   EXPECT_THAT(r.out, HasSubstr("rc=0"));
-  EXPECT_THAT(Retrace("events s1").out, HasSubstr("turn/end             turn 1 completed"));
+  EXPECT_THAT(Retrace("events s1").out, ContainsRegex("turn/end +turn 1 completed"));
 }
 
 TEST_F(McpTest, AConnectionThatCallsNoToolRecordsNothing) {
@@ -375,7 +378,7 @@ TEST_F(McpTest, SigtermAbortsCallsPastTheGraceAndRecordsThem) {
   EXPECT_THAT(r.out, ::testing::ContainsRegex("took=[0-4]\n"));
   const std::string events = Retrace("events s1").out;
   EXPECT_THAT(events, HasSubstr("error ABORTED"));
-  EXPECT_THAT(events, HasSubstr("turn/end             turn 1 aborted"));
+  EXPECT_THAT(events, ContainsRegex("turn/end +turn 1 aborted"));
 }
 
 TEST_F(McpTest, TheServersThreadsAreNamedForTopPerfAndGdb) {

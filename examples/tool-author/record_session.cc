@@ -1,11 +1,17 @@
-// forecast-record OUT.jsonl [CITY...]: records one session of the forecast
-// tool through retrace's pipeline — the tool runtime runs each call, the
-// session recorder appends call, result and card snapshot to a SQLite event
-// store — then exports it as a dsh log. The clock and ids are counters, so the
-// same cities give the same bytes; corpus/forecast-paris-oslo.jsonl came from
-//   forecast-record corpus/forecast-paris-oslo.jsonl Paris Oslo
+// forecast-record [--revision N] OUT.jsonl [CITY...]: records one session of
+// the forecast tool through retrace's pipeline — the tool runtime runs each
+// call, the session recorder appends call, result and card snapshot to a
+// SQLite event store — then exports it as a dsh log. The clock and ids are
+// counters, so the same cities give the same bytes. --revision runs the tool
+// as the release of that revision defined it (1 to 3, default 3), calling it
+// with that revision's arguments: the corpus keeps a session of each
+//   forecast-record --revision 1 corpus/forecast-rev1-lima-cairo.jsonl Lima Cairo
+//   forecast-record --revision 2 corpus/forecast-rev2-quito-nairobi.jsonl Quito Nairobi
+// (corpus/forecast-paris-oslo.jsonl is older still: revision 2's arguments,
+// recorded before sessions recorded revisions.)
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <memory>
@@ -31,11 +37,20 @@ namespace runtime = retrace::runtime;
 
 retrace::Status Fail(const std::string& what) { return retrace::Status::IoError(what); }
 
-retrace::Status Record(runtime::SessionRecorder& rec, runtime::ToolRuntime& rt, const std::vector<std::string>& cities) {
+// A call's arguments as the model wrote them for the tool at `revision`.
+std::string ArgumentsAt(int revision, const std::string& city, size_t i) {
+  const std::string days = R"(,"days":)" + std::to_string(2 + i % 3) + "}";
+  if (revision == 1) return R"({"town":")" + city + "\"" + days;
+  if (revision == 2) return R"({"city":")" + city + "\"" + days;
+  return R"({"city":{"name":")" + city + "\"}" + days;
+}
+
+retrace::Status Record(runtime::SessionRecorder& rec, runtime::ToolRuntime& rt, int revision,
+                       const std::vector<std::string>& cities) {
   std::vector<runtime::ModelToolCall> calls;
   json::Value::Array blocks;
   for (size_t i = 0; i < cities.size(); ++i) {
-    const std::string args = R"({"city":")" + cities[i] + R"(","days":)" + std::to_string(2 + i % 3) + "}";
+    const std::string args = ArgumentsAt(revision, cities[i], i);
     calls.push_back({"call-" + std::to_string(i + 1), "forecast", args});
     blocks.push_back(json::Value::MakeObject(
         {{"type", "tool-call"}, {"id", calls.back().id}, {"name", "forecast"}, {"arguments", args}}));
@@ -63,12 +78,13 @@ retrace::Status Record(runtime::SessionRecorder& rec, runtime::ToolRuntime& rt, 
 }
 
 // Records the session into a SQLite store at `db` and exports it to `out`.
-retrace::Status RecordAndExport(const std::string& db, const std::string& out, const std::vector<std::string>& cities) {
+retrace::Status RecordAndExport(const std::string& db, const std::string& out, int revision,
+                                const std::vector<std::string>& cities) {
   auto store = retrace::store::EventStore::Open(db);
   if (!store.ok()) return store.status();
   runtime::ToolRuntime rt;
   // The tool stays registered while its Registration lives.
-  auto registration = rt.registry().Register(forecast::ForecastTool());
+  auto registration = rt.registry().Register(forecast::ForecastToolAt(revision));
   if (!registration.ok()) return registration.status();
 
   retrace::log::SessionHeader header;
@@ -82,7 +98,7 @@ retrace::Status RecordAndExport(const std::string& db, const std::string& out, c
   {
     auto rec = runtime::SessionRecorder::Open(log, header, env);
     if (!rec.ok()) return rec.status();
-    if (retrace::Status st = Record(**rec, rt, cities); !st.ok()) return st;
+    if (retrace::Status st = Record(**rec, rt, revision, cities); !st.ok()) return st;
   }
   return retrace::store::ExportToFile(**store, header.id, /*zstd=*/false, out);
 }
@@ -95,17 +111,23 @@ void RemoveStore(const std::string& db) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: forecast-record OUT.jsonl [CITY...]\n");
+  std::vector<std::string> words(argv + 1, argv + argc);
+  int revision = 3;
+  if (words.size() >= 2 && words[0] == "--revision") {
+    revision = std::atoi(words[1].c_str());
+    words.erase(words.begin(), words.begin() + 2);
+  }
+  if (words.empty() || revision < 1 || revision > 3) {
+    std::fprintf(stderr, "usage: forecast-record [--revision 1|2|3] OUT.jsonl [CITY...]\n");
     return 2;
   }
-  const std::string out = argv[1];
-  std::vector<std::string> cities(argv + 2, argv + argc);
+  const std::string out = words[0];
+  std::vector<std::string> cities(words.begin() + 1, words.end());
   if (cities.empty()) cities = {"Paris", "Oslo"};
 
   const std::string db = out + ".db";
   RemoveStore(db);
-  const retrace::Status st = RecordAndExport(db, out, cities);
+  const retrace::Status st = RecordAndExport(db, out, revision, cities);
   RemoveStore(db);
   if (!st.ok()) {
     std::fprintf(stderr, "forecast-record: %s\n", st.message().c_str());

@@ -173,7 +173,7 @@ void Server::Load(const Frame& f) {
           "session/update", Value::MakeObject({{"sessionId", session_id}, {"update", std::move(update)}})));
     });
     return sending;
-  });
+  }, options_.presenters);
   if (!sending) return;  // the client is gone: nobody to answer
   if (!st.ok()) {
     // Updates already sent stay sent; the error says the history stops short, and where.

@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "engine/json/value.h"
+#include "presenters/presenter.h"
 #include "frontends/rpc/json_rpc.h"
 #include "service/catalog.h"
 
@@ -34,6 +35,9 @@ inline constexpr int kResourceNotFound = -32002;  // ACP ErrorCode
 struct ServerOptions {
   std::string version;     // agentInfo.version
   size_t page_size = 1000;  // sessions per session/list answer (Zed asks for one page)
+  // The presenters session/load shows cards with (null: the reference tools');
+  // they must outlive the server.
+  const presenters::PresenterSet* presenters = nullptr;
   // Said to the operator (stderr), never to the client.
   std::function<void(const std::string&)> log = [](const std::string&) {};
 };

@@ -29,6 +29,24 @@ ctest --test-dir "$work/example" --output-on-failure
 "$prefix/bin/retrace" check "$src/examples/tool-author/corpus" --golden "$src/examples/tool-author/golden" \
   --strict --presenters-cmd "$work/example/forecast-presenters"
 
+step "old calls of the example tool (revisions 1 and 2) replay and load with today's cards"
+# The tool's presenters upcast them (examples/tool-author/forecast_tool.cc): replay
+# gives the golden cards, and ACP's session/load the rich titles, not the generic card.
+example=$src/examples/tool-author
+"$prefix/bin/retrace" replay "$example/corpus/forecast-rev1-lima-cairo.jsonl" --format cards \
+  --presenters-cmd "$work/example/forecast-presenters" | cmp - "$example/golden/forecast-rev1-lima-cairo.cards.json"
+"$prefix/bin/retrace" --db "$work/forecast.db" import "$example/corpus" >/dev/null
+load() {
+  printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}' \
+    '{"jsonrpc":"2.0","id":1,"method":"session/load","params":{"sessionId":"forecast-rev1-lima-cairo","cwd":"/tmp","mcpServers":[]}}' |
+    "$prefix/bin/retrace" --db "$work/forecast.db" acp "$@" 2>/dev/null
+}
+load --presenters-cmd "$work/example/forecast-presenters" | grep -q '"title":"Forecast for Lima"'
+if load | grep -q '"title":"Forecast for Lima"'; then
+  echo "without the tool's presenters session/load should show the generic card" >&2
+  exit 1
+fi
+
 step "the installed headers reach each other as <retrace/...> only"
 # A header that included "store/x.h" would need include/retrace on the consumer's
 # path, where retrace's layer names collide with a project's own folders.

@@ -79,6 +79,15 @@ void CardFold::Add(log::Event&& e) {
   }
 }
 
+Value CardFold::CurrentArguments(std::string_view tool, Value args) const {
+  const presenters::ToolPresenter* p = presenters_.Find(tool);
+  if (!p || !p->revisions) return args;
+  auto record = records_.find(tool);
+  presenters::Upcasted up =
+      presenters::Upcast(*p->revisions, args, nullptr, record != records_.end() ? &record->second : nullptr);
+  return up.arguments ? *std::move(up.arguments) : args;
+}
+
 void CardFold::Finish() {
   std::map<size_t, PresentedCall> open = std::move(open_);
   open_.clear();

@@ -68,6 +68,12 @@ class CardFold {
   // every index below calls() has been emitted once.
   void Finish();
 
+  // Arguments of `tool` as its presenters take them: carried through the
+  // tool's upcasters (with this turn's record of its revision), or `args`
+  // as logged when it declares no revisions or the chain fails. For what
+  // shows a call's arguments without presenting it (Code Mode sub-calls).
+  json::Value CurrentArguments(std::string_view tool, json::Value args) const;
+
   size_t calls() const { return next_index_; }
   // Results whose call this fold was not fed: a result without a call in the
   // log, or, when the fold sees one piece of a log, maybe a call in an earlier piece.

@@ -145,9 +145,11 @@ void ConversationStream::AddStructure(const log::Event& e) {
            " events summarized.");
   } else if (e.type == log::kToolCodeDispatch) {
     // Shown under the run_code call they ran in, whose result comes after them.
+    const std::string name = Str(Get(e.data, "name"));
+    Value args = Get(e.data, "arguments") ? fold_->CurrentArguments(name, *Get(e.data, "arguments")) : Value();
     Value sub = Value::MakeObject({{"subCallId", Str(Get(e.data, "subCallId"))},
-                                   {"name", Str(Get(e.data, "name"))},
-                                   {"args", Get(e.data, "arguments") ? *Get(e.data, "arguments") : Value()},
+                                   {"name", name},
+                                   {"args", std::move(args)},
                                    {"isError", Get(e.data, "isError") ? *Get(e.data, "isError") : Value(false)},
                                    {"content", Get(e.data, "content") ? *Get(e.data, "content") : Value(Value::Array{})}});
     sub_calls_[Str(Get(e.data, "rootCallId"))].push_back(std::move(sub));

@@ -1,8 +1,16 @@
 # Presenters are pure (dsh-tool-contract §6.3): no I/O, clock, randomness,
 # environment or mutable globals. Fails on any forbidden include or call in
 # presenters/, and on a static or thread_local variable that is not const.
+# Upcasters of old arguments (presenters/revisions.h) are held to the same:
+# FILES names a tool's own sources (examples/tool-author's forecast tool:
+# presenters, upcasters and a body that is a pure function too).
 #   cmake -DDIR=<presenters dir> -P purity_check.cmake
-file(GLOB sources "${DIR}/*.h" "${DIR}/*.cc")
+#   cmake "-DFILES=a.cc;a.h" -P purity_check.cmake
+if(FILES)
+  set(sources ${FILES})
+else()
+  file(GLOB sources "${DIR}/*.h" "${DIR}/*.cc")
+endif()
 set(forbidden
   "#include <fstream>" "#include <iostream>" "#include <cstdio>" "#include <stdio.h>" "#include <filesystem>"
   "#include <chrono>" "#include <ctime>" "#include <random>" "#include <thread>" "#include <mutex>"

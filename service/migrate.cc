@@ -1,8 +1,10 @@
 #include "service/migrate.h"
 
 #include <filesystem>
+#include <memory>
 
 #include "check/replay_check.h"
+#include "engine/replay/call_upcaster.h"
 #include "store/backup.h"
 #include "store/migrations.h"
 #include "store/rewrite.h"
@@ -41,7 +43,8 @@ Result<MigrateOutcome> Migrate(const Catalog& catalog, const std::function<std::
 }
 
 Result<RewriteOutcome> RewriteVerified(const Catalog& catalog, const std::string& out,
-                                       const std::function<void(int64_t, int64_t)>& progress) {
+                                       const std::function<void(int64_t, int64_t)>& progress,
+                                       const presenters::PresenterSet* presenters) {
   ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, catalog.Open(Access::kExisting));
   std::error_code ec;
   if (std::filesystem::exists(out, ec)) return Status::AlreadyExists(out + " already exists");
@@ -52,13 +55,31 @@ Result<RewriteOutcome> RewriteVerified(const Catalog& catalog, const std::string
   discard();
   std::string scratch = std::filesystem::path(partial).parent_path().string();  // beside the copy
   if (scratch.empty()) scratch = ".";
-  Result<store::RewriteReport> report = store::RewriteStore(*store, partial, scratch, progress);
+  // Each session's tool calls through its tools' upcasters; the counts add up over sessions.
+  auto calls_upcast = std::make_shared<int64_t>(0);
+  store::SessionRewrite tool_calls;
+  if (presenters) {
+    tool_calls = [presenters, calls_upcast](const std::string&) -> store::EventRewrite {
+      auto upcaster = std::make_shared<replay::CallUpcaster>(*presenters);
+      return [upcaster, calls_upcast](log::Event& e) -> Result<bool> {
+        const int64_t before = upcaster->calls_upcast();
+        const bool changed = upcaster->Rewrite(e);
+        *calls_upcast += upcaster->calls_upcast() - before;
+        return changed;
+      };
+    };
+  }
+  Result<store::RewriteReport> report = store::RewriteStore(*store, partial, scratch, progress, tool_calls);
   if (!report.ok()) {
     discard();
     return report.status();
   }
-  RewriteOutcome outcome{.sessions = report->sessions, .events = report->events, .upcast = report->upcast, .differences = {}};
-  Result<std::vector<std::string>> differences = check::CompareStoreCards(catalog.db_path(), partial);
+  RewriteOutcome outcome{.sessions = report->sessions,
+                         .events = report->events,
+                         .upcast = report->upcast,
+                         .calls_upcast = *calls_upcast,
+                         .differences = {}};
+  Result<std::vector<std::string>> differences = check::CompareStoreCards(catalog.db_path(), partial, presenters);
   if (!differences.ok()) {
     discard();
     return differences.status().WithContext("verifying the rewrite by replay");

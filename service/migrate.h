@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/base/status.h"
+#include "presenters/presenter.h"
 #include "service/catalog.h"
 
 namespace retrace::service {
@@ -46,16 +47,20 @@ Result<MigrateOutcome> Migrate(const Catalog& catalog, const std::function<std::
 struct RewriteOutcome {
   int64_t sessions = 0;
   int64_t events = 0;
-  int64_t upcast = 0;
+  int64_t upcast = 0;  // events rewritten: payload shapes, and tool calls carried to their current revision
+  int64_t calls_upcast = 0;  // of them, tool calls
   std::vector<std::string> differences;  // cards that would change: then nothing was written
 };
 
 // Copies the database into `out` (which must not exist) with every event
-// upcast to the current payload shapes, then replays both and keeps the copy
-// only if every card is identical. Nothing but `out` is ever written, and
-// `out` only when the rewrite is verified.
+// upcast to the current payload shapes, and every call of a tool of
+// `presenters` that declares revisions carried to its current revision
+// (engine/replay/call_upcaster.h); then replays both with `presenters` (null:
+// the reference tools') and keeps the copy only if every card is identical.
+// Nothing but `out` is ever written, and `out` only when the rewrite is verified.
 Result<RewriteOutcome> RewriteVerified(const Catalog& catalog, const std::string& out,
-                                       const std::function<void(int64_t done, int64_t total)>& progress);
+                                       const std::function<void(int64_t done, int64_t total)>& progress,
+                                       const presenters::PresenterSet* presenters = nullptr);
 
 }  // namespace retrace::service
 

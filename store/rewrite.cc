@@ -12,7 +12,8 @@ namespace retrace::store {
 namespace {
 
 // One session as a dsh JSONL log with upcast payloads; counts the events it changed.
-Status WriteUpcastLog(EventStore& from, const std::string& session_id, const std::string& path, RewriteReport& report) {
+Status WriteUpcastLog(EventStore& from, const std::string& session_id, const std::string& path, RewriteReport& report,
+                      const EventRewrite& also) {
   ASSIGN_OR_RETURN(std::string header, from.HeaderText(session_id));
   FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) return Status::IoError("cannot write " + path);
@@ -29,6 +30,10 @@ Status WriteUpcastLog(EventStore& from, const std::string& session_id, const std
     ASSIGN_OR_RETURN(log::Event e, parsed.event ? Result<log::Event>(std::move(*parsed.event))
                                                 : log::EventFromJson(std::move(parsed.value)));
     ASSIGN_OR_RETURN(bool changed, upcaster.Upcast(e));
+    if (also) {
+      ASSIGN_OR_RETURN(bool rewritten, also(e));
+      changed = changed || rewritten;
+    }
     if (changed) {
       ++report.upcast;
       out += log::SerializeEvent(e);
@@ -50,7 +55,7 @@ Status WriteUpcastLog(EventStore& from, const std::string& session_id, const std
 }  // namespace
 
 Result<RewriteReport> RewriteStore(EventStore& from, const std::string& to, const std::string& scratch_dir,
-                                   const std::function<void(int64_t, int64_t)>& progress) {
+                                   const std::function<void(int64_t, int64_t)>& progress, const SessionRewrite& also) {
   std::error_code ec;
   if (std::filesystem::exists(to, ec)) return Status::AlreadyExists(to + " already exists; the rewrite writes a new file");
   ASSIGN_OR_RETURN(std::vector<SessionSummary> sessions, from.ListSessions());
@@ -58,7 +63,7 @@ Result<RewriteReport> RewriteStore(EventStore& from, const std::string& to, cons
   RewriteReport report;
   const std::string scratch = scratch_dir + "/rewrite-session.jsonl";
   for (const SessionSummary& s : sessions) {
-    RETURN_IF_ERROR(WriteUpcastLog(from, s.id, scratch, report));
+    RETURN_IF_ERROR(WriteUpcastLog(from, s.id, scratch, report, also ? also(s.id) : EventRewrite()));
     auto imported = ImportJsonl(*copy, scratch);
     std::filesystem::remove(scratch, ec);
     if (!imported.ok()) return imported.status().WithContext("rewriting session \"" + s.id + "\"");

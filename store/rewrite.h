@@ -12,6 +12,7 @@
 #include <string>
 
 #include <retrace/engine/base/status.h>
+#include <retrace/engine/log/event.h>
 #include <retrace/store/event_store.h>
 
 namespace retrace::store {
@@ -22,10 +23,17 @@ struct RewriteReport {
   int64_t upcast = 0;  // events whose payload changed shape
 };
 
+// A further rewrite of one session's events, after the payload upcast, in
+// seq order: true when it changed the event (tool authors' upcasters:
+// engine/replay/call_upcaster.h). Made afresh for each session.
+using EventRewrite = std::function<Result<bool>(log::Event&)>;
+using SessionRewrite = std::function<EventRewrite(const std::string& session_id)>;
+
 // Writes the copy to `to`, which must not exist. `progress` gets (sessions
 // done, sessions). `scratch_dir` holds one session's intermediate log at a time.
 Result<RewriteReport> RewriteStore(EventStore& from, const std::string& to, const std::string& scratch_dir,
-                                   const std::function<void(int64_t, int64_t)>& progress = {});
+                                   const std::function<void(int64_t, int64_t)>& progress = {},
+                                   const SessionRewrite& also = {});
 
 }  // namespace retrace::store
 

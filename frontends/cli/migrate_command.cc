@@ -7,6 +7,7 @@
 #include "frontends/cli/command.h"
 #include "frontends/cli/exit_codes.h"
 #include "frontends/cli/format.h"
+#include "frontends/cli/presenters_option.h"
 #include "service/migrate.h"
 
 namespace retrace::cli {
@@ -36,11 +37,16 @@ std::string BackupPath(const Context& ctx, int version) {
   return ctx.db_path + ".v" + std::to_string(version) + "-" + stamp + ".bak";
 }
 
-int Rewrite(const Context& ctx, const std::string& out) {
+int Rewrite(const Context& ctx, const std::string& out, const PresentersOption& presenters) {
+  auto external = StartPresenters(presenters);
+  if (!external.ok()) return ctx.Fail(external.status());
   const bool tty = isatty(fileno(ctx.err));
-  Result<service::RewriteOutcome> r = service::RewriteVerified(ctx.catalog(), out, [&](int64_t done, int64_t total) {
-    if (tty) std::fprintf(ctx.err, "\rrewriting: %lld/%lld sessions", static_cast<long long>(done), static_cast<long long>(total));
-  });
+  Result<service::RewriteOutcome> r = service::RewriteVerified(
+      ctx.catalog(), out,
+      [&](int64_t done, int64_t total) {
+        if (tty) std::fprintf(ctx.err, "\rrewriting: %lld/%lld sessions", static_cast<long long>(done), static_cast<long long>(total));
+      },
+      PresentersFor(presenters, external->get()));
   if (tty) std::fputc('\n', ctx.err);
   if (!r.ok()) return ctx.Fail(r.status());
   if (!r->differences.empty()) {
@@ -48,14 +54,17 @@ int Rewrite(const Context& ctx, const std::string& out) {
     return ctx.Fail(Status::FailedPrecondition("rewrite refused: the cards of " + std::to_string(r->differences.size()) +
                                                " calls would change (listed above); nothing was written"));
   }
-  std::fprintf(ctx.out, "rewrote %lld sessions (%lld events, %lld upcast to current shapes) into %s; every card verified identical\n",
+  std::fprintf(ctx.out,
+               "rewrote %lld sessions (%lld events, %lld upcast to current shapes, %lld tool calls to their current "
+               "revision) into %s; every card verified identical\n",
                static_cast<long long>(r->sessions), static_cast<long long>(r->events),
-               static_cast<long long>(r->upcast), out.c_str());
+               static_cast<long long>(r->upcast), static_cast<long long>(r->calls_upcast), out.c_str());
   return kExitOk;
 }
 
-int Run(const Context& ctx, bool status, bool dry_run, bool backup, const std::string& rewrite) {
-  if (!rewrite.empty()) return Rewrite(ctx, rewrite);
+int Run(const Context& ctx, bool status, bool dry_run, bool backup, const std::string& rewrite,
+        const PresentersOption& presenters) {
+  if (!rewrite.empty()) return Rewrite(ctx, rewrite, presenters);
   if (status || dry_run) return Report(ctx, dry_run);
   Result<service::MigrateOutcome> r = service::Migrate(
       ctx.catalog(), backup ? std::function<std::string(int)>([&](int version) { return BackupPath(ctx, version); })
@@ -75,20 +84,24 @@ Command MigrateCommand() {
             auto dry_run = std::make_shared<bool>(false);
             auto no_backup = std::make_shared<bool>(false);
             auto rewrite = std::make_shared<std::string>();
+            auto presenters = std::make_shared<PresentersOption>();
             sub.Flag("--status", *status, "Show the schema version and pending migrations");
             sub.Flag("--dry-run", *dry_run, "List the migrations that would be applied, change nothing");
             sub.Flag("--no-backup", *no_backup, "Do not copy the database before migrating it");
             sub.Add("--rewrite", *rewrite,
                     "Copy the store into this new file with every payload upcast to the current shapes,"
                     " verified by replay");
+            AddPresentersOption(sub, *presenters);
             sub.Footer("Before migrating, the database is copied with SQLite's online backup to\n"
                        "<db>.v<version>-<time>.bak. All pending migrations then run in one transaction, each\n"
                        "recorded with a checksum in schema_migrations: a failure or a kill leaves the old\n"
                        "version. --rewrite leaves the database as it is and writes a copy whose events carry\n"
                        "the current payload shapes; the copy is kept only if every session replays to the same\n"
-                       "cards. See migrations/README.md.\n");
-            return [&ctx, status, dry_run, no_backup, rewrite] {
-              return Run(ctx, *status, *dry_run, !*no_backup, *rewrite);
+                       "cards. With --presenters-cmd, the calls of your tools that declare argument\n"
+                       "revisions are written at their current revision through the tools' upcasters\n"
+                       "(docs/REPLAY-STABILITY.md, \"When a tool changes\"). See migrations/README.md.\n");
+            return [&ctx, status, dry_run, no_backup, rewrite, presenters] {
+              return Run(ctx, *status, *dry_run, !*no_backup, *rewrite, *presenters);
             };
           }};
 }

@@ -18,6 +18,7 @@
 #include "presenters/presenter.h"
 #include "service/catalog.h"
 #include "service/import.h"
+#include "service/migrate.h"
 #include "service/replay.h"
 #include "store/event_source.h"
 #include "tests/test_util.h"
@@ -149,6 +150,34 @@ TEST_F(UpcastPathsTest, AcpSessionLoadShowsTheUpcastCall) {
 TEST_F(UpcastPathsTest, ACodeModeSubCallShowsItsUpcastArguments) {
   const std::string transcript = Replayed(service::ReplayFormat::kTranscript);
   EXPECT_THAT(transcript, HasSubstr(R"("subCallId":"c1:code:1","name":"weather","args":{"city":{"name":"Sub"}})"));
+}
+
+TEST_F(UpcastPathsTest, MigrateRewriteWritesEveryCallAtTheCurrentRevisionWithTheSameCards) {
+  service::Catalog catalog({.db_path = dir_ / "t.db"});
+  auto imported = service::ImportLogs(catalog, {path_});
+  ASSERT_TRUE(imported.ok() && imported->refused == 0);
+  const std::string out = dir_ / "rewritten.db";
+  auto rewrite = service::RewriteVerified(catalog, out, {}, &set_);
+  ASSERT_TRUE(rewrite.ok()) << rewrite.status().message();
+  EXPECT_TRUE(rewrite->differences.empty());
+  EXPECT_EQ(rewrite->calls_upcast, 3);
+  // Every call of the copy is at the current revision, and nothing is upcast on read any more.
+  check::CheckOptions options;
+  options.presenters = &set_;
+  auto report = check::CheckInputs({out}, options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_TRUE(report->Clean(/*strict=*/true)) << check::ReportText(*report, true);
+  const check::ToolRevisions t = check::RevisionTotals(*report).at("weather");
+  EXPECT_EQ(t.at_revision, (std::map<int, int64_t>{{2, 3}}));
+  EXPECT_EQ(t.upcast, 0);
+  auto cards = check::CompareStoreCards(dir_ / "t.db", out, &set_);
+  ASSERT_TRUE(cards.ok());
+  EXPECT_TRUE(cards->empty());
+  // Without the tool's presenters the copy keeps the calls as logged.
+  const std::string plain = dir_ / "plain.db";
+  auto untouched = service::RewriteVerified(catalog, plain, {});
+  ASSERT_TRUE(untouched.ok()) << untouched.status().message();
+  EXPECT_EQ(untouched->calls_upcast, 0);
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <csignal>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -68,11 +70,32 @@ TEST(SpawnTest, AChildHoldsOnlyTheDescriptorsItIsGiven) {
   // A descriptor of the host's, not close-on-exec, must still not reach the child.
   const int leaky = dup(2);
   auto extra = MakePipe();
-  ASSERT_TRUE(extra.ok());
-  SpawnOptions o = Shell("ls /proc/$$/fd | sort -n | tr '\\n' ' '");
+  auto out = MakePipe();
+  ASSERT_TRUE(extra.ok() && out.ok());
+  // The child becomes `sleep`, which opens nothing; its descriptors are read
+  // from here once it has (a shell listing its own would see its pipelines' pipes).
+  SpawnOptions o = Shell("exec sleep 30");
+  o.fds.emplace(1, std::move(out->second));
   o.fds.emplace(5, std::move(extra->second));
-  auto [text, code] = RunChild(std::move(o));
-  EXPECT_EQ(text, "0 1 2 5 ");
+  auto child = Spawn(std::move(o));
+  ASSERT_TRUE(child.ok()) << child.status().message();
+  const std::string proc = "/proc/" + std::to_string(child->pid);
+  for (int i = 0; i < 2500; ++i) {
+    char exe[256] = {};
+    if (readlink((proc + "/exe").c_str(), exe, sizeof exe - 1) > 0 && std::string(exe).ends_with("/sleep")) break;
+    usleep(2000);
+  }
+  std::vector<int> fds;
+  DIR* dir = opendir((proc + "/fd").c_str());
+  ASSERT_NE(dir, nullptr);
+  for (dirent* d; (d = readdir(dir)) != nullptr;) {
+    if (d->d_name[0] != '.') fds.push_back(std::stoi(d->d_name));
+  }
+  closedir(dir);
+  std::sort(fds.begin(), fds.end());
+  kill(child->pid, SIGKILL);
+  waitpid(child->pid, nullptr, 0);
+  EXPECT_EQ(fds, (std::vector<int>{0, 1, 2, 5}));
   close(leaky);
 }
 

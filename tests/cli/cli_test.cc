@@ -357,7 +357,7 @@ TEST_F(CliTest, RewriteUpcastsLegacyPayloadsAndVerifiesEveryCard) {
   const std::string before = Retrace("replay s1-tools-inject --format cards").out;
   Outcome rewrite = Retrace("migrate --rewrite " + dir_ / "new.db");
   ASSERT_EQ(rewrite.code, 0) << rewrite.out;
-  EXPECT_THAT(rewrite.out, HasSubstr("rewrote 2 sessions (446 events, 5 upcast to current shapes)"));
+  EXPECT_THAT(rewrite.out, HasSubstr("rewrote 2 sessions (446 events, 5 upcast to current shapes, 0 tool calls to their current revision)"));
   EXPECT_THAT(rewrite.out, HasSubstr("every card verified identical"));
   // The copy stores current shapes; the original is untouched; the cards are the same.
   const std::string copy = RETRACE_BUILD_DIR "/cli/retrace --db " + dir_ / "new.db";

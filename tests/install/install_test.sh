@@ -47,6 +47,12 @@ if load | grep -q '"title":"Forecast for Lima"'; then
   exit 1
 fi
 
+# migrate --rewrite writes them at revision 3, and their cards stay the same.
+"$prefix/bin/retrace" --db "$work/forecast.db" migrate --rewrite "$work/forecast-v3.db" \
+  --presenters-cmd "$work/example/forecast-presenters" | grep -q "6 tool calls to their current revision"
+"$prefix/bin/retrace" check "$work/forecast-v3.db" --strict --presenters-cmd "$work/example/forecast-presenters" |
+  grep -q "tool forecast: 6 at revision 3, 4 recorded, 0 upcast"
+
 step "the installed headers reach each other as <retrace/...> only"
 # A header that included "store/x.h" would need include/retrace on the consumer's
 # path, where retrace's layer names collide with a project's own folders.

@@ -13,6 +13,14 @@
 //                   @deepseek-ai/cordis) are loaded from; default: ./node_modules
 //   PACKAGE         a dsh tool package (a cordis plugin); CONFIG_JSON is its plugin config
 //
+// A package whose tools' arguments changed exports `revisions`, keyed by tool
+// name (docs/REPLAY-STABILITY.md, "When a tool changes"):
+//   export const revisions = { forecast: { current: 3,
+//     parameters: { 1: { town: { type: 'string', required: true } }, 2: { ... } },  // ParameterSchemaSpec
+//     steps: [{ from: 1, to: 2, arguments: (a) => ({ city: a.town }), meta: (m) => m },
+//             { from: 2, to: 3, arguments: (a) => ({ city: { name: a.city } }) }] } };
+// Steps are pure functions of their input; retrace checks the chain.
+//
 // The services a plugin injects (fs, shell, web, jobs, ...) are inert stand-ins:
 // presenters are pure and never call them, and registration only needs them present.
 // stdout carries protocol lines only; diagnostics go to stderr.
@@ -88,12 +96,13 @@ const settle = () => new Promise((r) => setTimeout(r, 50));
 async function loadTools({ modules, packages }) {
   const loader = loaderFor(modules);
   const { Context } = await loader.load('@deepseek-ai/cordis');
-  const { ToolRuntime } = await loader.load('@deepseek-ai/dsh-tools');
+  const { ToolRuntime, parameterSchemaSpecToJsonSchema } = await loader.load('@deepseek-ai/dsh-tools');
   const ctx = new Context();
   const plugins = [];
   for (const p of packages) plugins.push({ ...p, plugin: await loader.load(p.name) });
   const provided = new Set(['tools']);
-  for (const { plugin } of plugins) {
+  // The runtime's own services too: a package that injects only `tools` must still see it start.
+  for (const plugin of [ToolRuntime, ...plugins.map((p) => p.plugin)]) {
     for (const service of injectedNames(plugin)) {
       if (provided.has(service)) continue;
       provided.add(service);
@@ -105,6 +114,11 @@ async function loadTools({ modules, packages }) {
   await settle();
   const tools = ctx.get('tools');
   const revision = new Map();
+  const revisions = new Map();  // tool → its package's `revisions` entry
+  for (const { plugin } of plugins) {
+    const declared = plugin.revisions ?? plugin.default?.revisions ?? {};
+    for (const [tool, spec] of Object.entries(declared)) revisions.set(tool, spec);
+  }
   for (const { name, config, plugin } of plugins) {
     ctx.plugin(plugin, config);
     await settle();
@@ -115,22 +129,49 @@ async function loadTools({ modules, packages }) {
                            'it calls while registering that this program does not stand in for)\n');
     }
   }
-  return { tools, revision };
+  return { tools, revision, revisions, toJsonSchema: parameterSchemaSpecToJsonSchema };
 }
 
-function listing({ tools, revision }) {
+// A tool's `revisions` as the protocol lists them: the older schemas as raw JSON Schema.
+function revisionsListing(spec, toJsonSchema) {
+  const parameters = {};
+  for (const [rev, dsl] of Object.entries(spec.parameters ?? {})) parameters[rev] = toJsonSchema(dsl);
+  const steps = spec.steps ?? [];
+  return {
+    current: spec.current,
+    parameters,
+    metaSteps: steps.filter((s) => typeof s.meta === 'function').map((s) => s.from),
+  };
+}
+
+function listing({ tools, revision, revisions, toJsonSchema }) {
   return {
     tools: tools.schemas().map((s) => {
       const def = tools.get(s.name);
-      return {
+      const tool = {
         name: s.name,
         parameters: s.parameters,
         revision: revision.get(s.name),
         presentCall: typeof def?.presentCall === 'function',
         presentResult: typeof def?.presentResult === 'function',
       };
+      if (revisions.has(s.name)) tool.revisions = revisionsListing(revisions.get(s.name), toJsonSchema);
+      return tool;
     }),
   };
+}
+
+// One step of a tool's chain: {value} from `from`'s value.
+function upcast(registered, params) {
+  const spec = registered.revisions.get(params?.tool);
+  const step = spec?.steps?.find((s) => s.from === params?.from);
+  const fn = params?.kind === 'meta' ? step?.meta : step?.arguments;
+  if (typeof fn !== 'function') {
+    const e = new Error(`no ${params?.kind} step from revision ${params?.from} of ${params?.tool}`);
+    e.code = -32602;
+    throw e;
+  }
+  return { value: fn(structuredClone(params.value)) };
 }
 
 function present(registered, method, params) {
@@ -145,6 +186,7 @@ function answer(registered, request) {
     case 'initialize': return listing(registered);
     case 'presentCall':
     case 'presentResult': return present(registered, request.method, request.params);
+    case 'upcast': return upcast(registered, request.params);
     default: {
       const e = new Error(`unknown method ${request.method}`);
       e.code = -32601;

@@ -41,6 +41,7 @@ while IFS= read -r line; do
       case "$mode" in
         twice) tools='{"name":"greet","parameters":{"type":"object"}},{"name":"greet","parameters":{"type":"object"}}' ;;
         bad-schema) tools='{"name":"greet","parameters":{"type":"object","minProperties":1}}' ;;
+        revision-gap) tools='{"name":"greet","parameters":{"type":"object"},"revisions":{"current":3,"parameters":{"1":{"type":"object"}}}}' ;;
         *) if [ -n "$TOOL" ]; then tools='{"name":"'"$TOOL"'","parameters":{"type":"object"}}'
            else tools='{"name":"greet","revision":"r1","parameters":{"type":"object","properties":{"who":{"type":"string"}},"required":["who"],"additionalProperties":false}}'; fi ;;
       esac
@@ -216,6 +217,13 @@ TEST_F(ExternalPresentersTest, AMalformedToolListIsRefused) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("the parameters of greet are not a schema dsh supports: "), std::string::npos)
       << bad.status().message();
+}
+
+TEST_F(ExternalPresentersTest, ListedRevisionsWithoutAnOlderSchemaAreRefusedNamingTheRevision) {
+  auto gap = Start("revision-gap");
+  ASSERT_FALSE(gap.ok());
+  EXPECT_NE(gap.status().message().find("tool \"greet\": revision 2 has no parameter schema"), std::string::npos)
+      << gap.status().message();
 }
 
 TEST_F(ExternalPresentersTest, CallsFromManyThreadsAreAskedOneAtATime) {

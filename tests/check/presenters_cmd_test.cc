@@ -129,6 +129,33 @@ TEST_F(PresentersCmdTest, AChangedUpstreamPresenterIsReportedAsDiffers) {
   EXPECT_EQ(r.out.find("threw"), std::string::npos) << r.out;
 }
 
+// A TypeScript tool whose arguments changed (tests/check/testdata/dsh-tool-weather.mjs)
+// exports its revisions; through the adapter, its revision-1 calls replay to today's cards.
+TEST_F(PresentersCmdTest, ATypeScriptToolsRevisionsUpcastItsOldCallsThroughTheAdapter) {
+  fs::create_directory_symlink(upstream_ + "/node_modules", dir_ / "node_modules");
+  fs::copy_file(std::string(RETRACE_SOURCE_DIR) + "/tests/check/testdata/dsh-tool-weather.mjs", dir_ / "dsh-tool-weather.mjs");
+  const std::string script = dir_ / "weather.sh";
+  WriteFile(script, "exec " + upstream_ + "/node22/package/bin/node " + kAdapter + " --modules " + (dir_ / "node_modules") +
+                        " ./dsh-tool-weather.mjs\n");
+  const std::string log = dir_ / "weather.jsonl";
+  WriteFile(log,
+            R"({"type":"session","version":0,"id":"weather","createdAt":1,"delegationDepth":0})" "\n"
+            R"({"type":"turn/start","seq":0,"time":1,"data":{"turn":1}})" "\n"
+            R"({"type":"step/start","seq":1,"time":1,"data":{"turn":1,"step":1}})" "\n"
+            R"({"type":"tool/call","seq":2,"time":1,"data":{"turn":1,"step":1,"callId":"c1","name":"weather","arguments":"{\"town\":\"Oslo\"}"}})" "\n"
+            R"({"type":"tool/result","seq":3,"time":1,"data":{"turn":1,"step":1,"message":{"content":[{"type":"tool-result","toolCallId":"c1","toolName":"weather","content":[{"type":"text","text":"sunny"}]}],"source":{"kind":"tool","callId":"c1"},"role":"user","id":"m1"},"meta":{"temp":21}},"sourceEventSeqs":[2],"surfaceOp":"append"})" "\n"
+            R"({"type":"step/end","seq":4,"time":1,"data":{"turn":1,"step":1}})" "\n"
+            R"({"type":"turn/end","seq":5,"time":1,"data":{"turn":1,"reason":{"kind":"completed"}}})" "\n");
+  const std::string with = " --presenters-cmd 'sh " + script + "' ";
+  const ShellOutcome cards = Shell("cd " + dir_.path() + " && " + kRetrace + " replay" + with + log + " 2>&1");
+  EXPECT_EQ(cards.code, 0) << cards.out;
+  EXPECT_NE(cards.out.find(R"("title":"Weather in Oslo, 21 C")"), std::string::npos) << cards.out;
+  EXPECT_NE(cards.out.find(R"("args":{"city":{"name":"Oslo"}})"), std::string::npos) << cards.out;
+  const ShellOutcome check = Shell("cd " + dir_.path() + " && " + kRetrace + " check --strict" + with + log + " 2>&1");
+  EXPECT_EQ(check.code, 0) << check.out;
+  EXPECT_NE(check.out.find("tool weather: 1 at revision 1, 0 recorded, 1 upcast"), std::string::npos) << check.out;
+}
+
 // The protocol against itself: the built-in presenters served by
 // check/presenter_server.h and asked by check/external_presenters.h.
 TEST(PresenterServerTest, TheBuiltInPresentersServedOverTheProtocolGiveTheirOwnCards) {

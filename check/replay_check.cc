@@ -153,7 +153,7 @@ void CheckPresenters(const Replay& r, SessionCheck& out) {
     if (TallyRevision(d, out)) continue;
     if (!d.upcast && (d.pending == presenters::Presented::kInvalidArguments ||
                       d.result == presenters::Presented::kInvalidArguments)) {
-      ++out.revisions[d.name].generic["no upcaster chain"];
+      ++out.revisions[d.name].generic["arguments fail the schema, no upcaster chain"];
     } else if (d.upcast && *d.upcast == presenters::UpcastHow::kCurrent &&
                (d.pending == presenters::Presented::kInvalidArguments ||
                 d.result == presenters::Presented::kInvalidArguments)) {
@@ -582,8 +582,15 @@ std::string ReportText(const CheckReport& r, bool strict) {
     for (const auto& [rev, n] : t.at_revision) {
       out += " " + std::to_string(n) + (rev == 0 ? " at no known revision," : " at revision " + std::to_string(rev) + ",");
     }
-    out += " " + std::to_string(t.recorded) + " recorded, " + std::to_string(t.upcast) + " upcast";
-    for (const auto& [why, n] : t.generic) out += ", " + std::to_string(n) + " generic (" + why + ")";
+    std::string sep = " ";
+    if (!t.at_revision.empty()) {  // a tool that declares revisions
+      out += " " + std::to_string(t.recorded) + " recorded, " + std::to_string(t.upcast) + " upcast";
+      sep = ", ";
+    }
+    for (const auto& [why, n] : t.generic) {
+      out += sep + std::to_string(n) + " generic (" + why + ")";
+      sep = ", ";
+    }
     out += "\n";
   }
   out += "checked " + std::to_string(r.sessions.size()) + " sessions, " + std::to_string(r.calls()) + " calls: " +

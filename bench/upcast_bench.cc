@@ -44,14 +44,16 @@ presenters::PresenterSet ChainedPresenters() {
   const schema::Spec number = schema::Integer();
   presenters::RevisionSpec spec{
       .current = 4,
-      .parameters = {{1, schema::Parameters({{"path", schema::String().Required()}, {"offset", number}, {"limit", number}})},
-                     {2, schema::Parameters({{"filePath", schema::String().Required()}, {"offset", number}, {"limit", number}})},
-                     {3, schema::Parameters({{"file_path", schema::String().Required()}, {"start", number}, {"limit", number}})}},
-      .steps = {{.from = 1, .to = 2, .arguments = [](const Value& a) { return Renamed(a, "path", "filePath"); }},
-                {.from = 2, .to = 3, .arguments = [](const Value& a) {
-                   return Renamed(Renamed(a, "filePath", "file_path"), "offset", "start");
-                 }},
-                {.from = 3, .to = 4, .arguments = [](const Value& a) { return Renamed(a, "start", "offset"); }}}};
+      .parameters =
+          {{1, schema::Parameters({{"path", schema::String().Required()}, {"offset", number}, {"limit", number}})},
+           {2, schema::Parameters({{"filePath", schema::String().Required()}, {"offset", number}, {"limit", number}})},
+           {3, schema::Parameters({{"file_path", schema::String().Required()}, {"start", number}, {"limit", number}})}},
+      .steps = {
+          {.from = 1, .to = 2, .arguments = [](const Value& a) { return Renamed(a, "path", "filePath"); }},
+          {.from = 2,
+           .to = 3,
+           .arguments = [](const Value& a) { return Renamed(Renamed(a, "filePath", "file_path"), "offset", "start"); }},
+          {.from = 3, .to = 4, .arguments = [](const Value& a) { return Renamed(a, "start", "offset"); }}}};
   auto revisions = presenters::CompileRevisions("read", std::move(spec), read.parameters);
   if (!revisions.ok()) {
     std::fprintf(stderr, "%s\n", revisions.status().message().c_str());
@@ -118,9 +120,12 @@ int Main(int argc, char** argv) {
   const presenters::PresenterSet chained = ChainedPresenters();
   const size_t hint = replay::CardsSizeHint(made->bytes);
   const std::vector<Sample> best = BestInRounds(
-      o.reps, {[&] { return RunInChild([&] { return Cards(current, presenters::ReferencePresenters(), hint, o.dir + "/a.json"); }); },
-               [&] { return RunInChild([&] { return Cards(current, chained, hint, o.dir + "/b.json"); }); },
-               [&] { return RunInChild([&] { return Cards(old, chained, hint, o.dir + "/c.json"); }); }});
+      o.reps,
+      {[&] {
+         return RunInChild([&] { return Cards(current, presenters::ReferencePresenters(), hint, o.dir + "/a.json"); });
+       },
+       [&] { return RunInChild([&] { return Cards(current, chained, hint, o.dir + "/b.json"); }); },
+       [&] { return RunInChild([&] { return Cards(old, chained, hint, o.dir + "/c.json"); }); }});
   const char* names[] = {"reference presenters, arguments current", "read with 4 revisions, arguments current",
                          "read with 4 revisions, arguments at revision 1"};
   for (size_t i = 0; i < best.size(); ++i) {
@@ -128,9 +133,10 @@ int Main(int argc, char** argv) {
     std::printf("%-48s %8.1f ms %9.0f calls/s\n", names[i], best[i].seconds * 1e3,
                 static_cast<double>(made->tool_calls) / best[i].seconds);
   }
-  std::printf("3-step chain on every call / arguments already current: %.2fx (reference presenters), "
-              "%.2fx (the same revisions declared) (target <= 1.2)\n",
-              best[2].seconds / best[0].seconds, best[2].seconds / best[1].seconds);
+  std::printf(
+      "3-step chain on every call / arguments already current: %.2fx (reference presenters), "
+      "%.2fx (the same revisions declared) (target <= 1.2)\n",
+      best[2].seconds / best[0].seconds, best[2].seconds / best[1].seconds);
   const bool same = Slurp(o.dir + "/b.json") == Slurp(o.dir + "/c.json") && !Slurp(o.dir + "/c.json").empty();
   std::printf("cards of the revision-1 log identical to the current log's: %s\n", same ? "yes" : "NO");
   return same ? 0 : 1;

@@ -20,13 +20,14 @@ Value RevisionsListing(const presenters::Revisions& r) {
   for (const auto& [rev, schema] : r.schemas) {
     if (rev != r.current) parameters.Set(std::to_string(rev), schema);
   }
-  Value::Array meta_steps;
+  // Built as JSON numbers in place (g++ 12 misreads a moved temporary Value here).
+  Value meta_steps = Value(Value::Array{});
   for (const presenters::UpcastStep& step : r.steps) {
-    if (step.meta) meta_steps.push_back(Value(static_cast<int64_t>(step.from)));
+    if (step.meta) meta_steps.as_array().emplace_back(static_cast<double>(step.from));
   }
-  return Value::MakeObject({{"current", Value(static_cast<int64_t>(r.current))},
+  return Value::MakeObject({{"current", static_cast<double>(r.current)},
                             {"parameters", std::move(parameters)},
-                            {"metaSteps", Value(std::move(meta_steps))}});
+                            {"metaSteps", std::move(meta_steps)}});
 }
 
 // {value} for an upcast request {tool, from, kind: arguments | meta, value}:

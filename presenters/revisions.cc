@@ -17,7 +17,8 @@ std::string StepName(size_t index, const UpcastStep& step) {
 // The chain's shape: steps[i] reads revision i + 1 and gives i + 2, the last
 // gives `current`. Each refusal names the first step that breaks it.
 Status CheckChain(const std::string& who, int current, const std::vector<UpcastStep>& steps) {
-  if (current < 1) return Status::InvalidArgument(who + ": the current revision must be 1 or more, not " + std::to_string(current));
+  if (current < 1)
+    return Status::InvalidArgument(who + ": the current revision must be 1 or more, not " + std::to_string(current));
   std::set<int> read;
   for (size_t i = 0; i < steps.size(); ++i) {
     const UpcastStep& s = steps[i];
@@ -62,7 +63,9 @@ std::string Joined(const std::vector<std::string>& errors) {
 
 }  // namespace
 
-std::string SchemaFingerprint(const json::Value& compiled_schema) { return Fingerprint(json::Serialize(compiled_schema)); }
+std::string SchemaFingerprint(const json::Value& compiled_schema) {
+  return Fingerprint(json::Serialize(compiled_schema));
+}
 
 std::string Fingerprint(std::string_view text) {
   uint64_t h = 1469598103934665603ull;
@@ -107,11 +110,16 @@ Result<RevisionsPtr> CompileRevisions(std::string_view tool, RevisionSpec spec, 
 
 const char* UpcastHowName(UpcastHow how) {
   switch (how) {
-    case UpcastHow::kCurrent: return "current";
-    case UpcastHow::kUpcast: return "upcast";
-    case UpcastHow::kNoRevision: return "no revision accepts the arguments";
-    case UpcastHow::kThrew: return "a step threw";
-    case UpcastHow::kInvalidStep: return "a step's output fails the next revision's schema";
+    case UpcastHow::kCurrent:
+      return "current";
+    case UpcastHow::kUpcast:
+      return "upcast";
+    case UpcastHow::kNoRevision:
+      return "no revision accepts the arguments";
+    case UpcastHow::kThrew:
+      return "a step threw";
+    case UpcastHow::kInvalidStep:
+      return "a step's output fails the next revision's schema";
   }
   return "?";
 }
@@ -139,7 +147,8 @@ Upcasted Upcast(const Revisions& r, const json::Value& arguments, const json::Va
   if (out.from == r.current) return out;  // kCurrent: the presenters validate it
   if (out.recorded && !Accepts(r, out.from, arguments)) {
     out.how = UpcastHow::kNoRevision;
-    out.detail = "the arguments fail the schema of revision " + std::to_string(out.from) + ", which the session recorded";
+    out.detail =
+        "the arguments fail the schema of revision " + std::to_string(out.from) + ", which the session recorded";
     return out;
   }
 
@@ -164,7 +173,8 @@ Upcasted Upcast(const Revisions& r, const json::Value& arguments, const json::Va
     std::vector<std::string> errors = schema::ValidateArguments(r.schemas.at(step.to), args);
     if (!errors.empty()) {
       out.how = UpcastHow::kInvalidStep;
-      out.detail = name + " gave arguments that fail revision " + std::to_string(step.to) + "'s schema: " + Joined(errors);
+      out.detail =
+          name + " gave arguments that fail revision " + std::to_string(step.to) + "'s schema: " + Joined(errors);
       return out;
     }
   }

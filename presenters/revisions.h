@@ -30,6 +30,9 @@
 #ifndef RETRACE_PRESENTERS_REVISIONS_H_
 #define RETRACE_PRESENTERS_REVISIONS_H_
 
+#include <retrace/engine/base/status.h>
+#include <retrace/engine/json/value.h>
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -38,9 +41,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <retrace/engine/base/status.h>
-#include <retrace/engine/json/value.h>
 
 namespace retrace::presenters {
 

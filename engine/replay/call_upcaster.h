@@ -13,13 +13,13 @@
 #ifndef RETRACE_ENGINE_REPLAY_CALL_UPCASTER_H_
 #define RETRACE_ENGINE_REPLAY_CALL_UPCASTER_H_
 
-#include <cstdint>
-#include <map>
-#include <string>
-
 #include <retrace/engine/json/value.h>
 #include <retrace/engine/log/event.h>
 #include <retrace/presenters/presenter.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
 
 namespace retrace::replay {
 
@@ -36,8 +36,8 @@ class CallUpcaster {
  private:
   // The upcast of one call of `tool` whose logged arguments are `text`; null when it stays.
   const presenters::ToolPresenter* Revised(const std::string& tool) const;
-  std::optional<json::Value> UpcastArguments(const std::string& tool, std::string_view text,
-                                             const json::Value* meta, std::optional<json::Value>* meta_out) const;
+  std::optional<json::Value> UpcastArguments(const std::string& tool, std::string_view text, const json::Value* meta,
+                                             std::optional<json::Value>* meta_out) const;
 
   const presenters::PresenterSet& presenters_;
   std::map<std::string, presenters::RecordedRevision, std::less<>> records_;  // this turn's, as logged

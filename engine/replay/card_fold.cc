@@ -28,7 +28,8 @@ void CardFold::Add(log::Event&& e) {
   if (e.type == log::kTurnStart) {
     records_.clear();
   } else if (e.type == log::kToolRevision) {
-    if (auto record = ReadRevisionRecord(e)) records_.insert_or_assign(std::move(record->first), std::move(record->second));
+    if (auto record = ReadRevisionRecord(e))
+      records_.insert_or_assign(std::move(record->first), std::move(record->second));
   } else if (e.type == log::kAssistantMessage) {
     const Value* content = json::Get(json::Get(&e.data, "message"), "content");  // const: never unshares
     if (!content || !content->is_array()) return;
@@ -69,7 +70,8 @@ void CardFold::Add(log::Event&& e) {
         asked_.erase(a);
       }
       index = next_index_++;
-      call = {.call_id = call_id, .name = std::move(asked.first), .args = ParseLoggedArguments(asked.second), .seq = e.seq};
+      call = {
+          .call_id = call_id, .name = std::move(asked.first), .args = ParseLoggedArguments(asked.second), .seq = e.seq};
     }
     call.has_result = true;
     call.result_seq = e.seq;
@@ -95,25 +97,27 @@ void CardFold::Finish() {
   for (auto& [index, call] : open) Present(index, std::move(call), nullptr, nullptr);
 }
 
+bool CardFold::CarryForward(const presenters::ToolPresenter& p, PresentedCall& call, bool has_result,
+                            const Value*& meta) {
+  call.upcast = presenters::Upcast(*p.revisions, call.args, meta, call.recorded ? &*call.recorded : nullptr);
+  presenters::Upcasted& up = *call.upcast;
+  if (up.how == presenters::UpcastHow::kThrew || up.how == presenters::UpcastHow::kInvalidStep) {
+    // The generic card, as for arguments that fail the schema.
+    call.pending_how = presenters::Presented::kInvalidArguments;
+    if (has_result) call.result_how = presenters::Presented::kInvalidArguments;
+    call.detail = up.detail;
+    return false;
+  }
+  if (up.arguments) call.args = *std::move(up.arguments);
+  up.arguments.reset();
+  if (up.meta) meta = &*up.meta;  // released once presented (Present)
+  return true;
+}
+
 void CardFold::Present(size_t index, PresentedCall call, const Value::Array* content, const Value* meta) {
-  if (const presenters::ToolPresenter* p = presenters_.Find(call.name)) {
-    call.presenter_version = p->version;
-    if (p->revisions) {
-      call.upcast = presenters::Upcast(*p->revisions, call.args, meta, call.recorded ? &*call.recorded : nullptr);
-      presenters::Upcasted& up = *call.upcast;
-      if (up.how == presenters::UpcastHow::kThrew || up.how == presenters::UpcastHow::kInvalidStep) {
-        // The generic card, as for arguments that fail the schema.
-        call.pending_how = presenters::Presented::kInvalidArguments;
-        if (content) call.result_how = presenters::Presented::kInvalidArguments;
-        call.detail = up.detail;
-        if (content) call.fallback_result = presenters::FallbackResult(ShownPending(call), *content);
-        emit_(index, std::move(call));
-        return;
-      }
-      if (up.arguments) call.args = *std::move(up.arguments);
-      if (up.meta) meta = &*up.meta;
-      up.arguments.reset();
-    }
+  const presenters::ToolPresenter* p = presenters_.Find(call.name);
+  if (p) call.presenter_version = p->version;
+  if (p && (!p->revisions || CarryForward(*p, call, content != nullptr, meta))) {
     presenters::PresentOutcome pending = presenters::PresentCallOutcome(*p, call.args);
     call.pending = std::move(pending.view);
     call.pending_how = pending.how;

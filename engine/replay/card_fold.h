@@ -7,6 +7,10 @@
 #ifndef RETRACE_ENGINE_REPLAY_CARD_FOLD_H_
 #define RETRACE_ENGINE_REPLAY_CARD_FOLD_H_
 
+#include <retrace/engine/json/value.h>
+#include <retrace/engine/log/event.h>
+#include <retrace/presenters/presenter.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -15,10 +19,6 @@
 #include <string>
 #include <string_view>
 #include <utility>
-
-#include <retrace/engine/json/value.h>
-#include <retrace/engine/log/event.h>
-#include <retrace/presenters/presenter.h>
 
 namespace retrace::replay {
 
@@ -59,8 +59,7 @@ class CardFold {
   // come out of order: a call waits for its result, later calls may not).
   using Emit = std::function<void(size_t index, PresentedCall&& call)>;
 
-  CardFold(const presenters::PresenterSet& presenters, Emit emit)
-      : presenters_(presenters), emit_(std::move(emit)) {}
+  CardFold(const presenters::PresenterSet& presenters, Emit emit) : presenters_(presenters), emit_(std::move(emit)) {}
 
   // The next event, in seq order; events cards do not need are ignored.
   void Add(log::Event&& event);
@@ -83,6 +82,10 @@ class CardFold {
   size_t requests_held() const { return asked_.size(); }
 
  private:
+  // Carries `call` (of a tool with revisions) to the current revision; `meta`
+  // then points at the upcast meta. False when a step failed: the generic card.
+  static bool CarryForward(const presenters::ToolPresenter& p, PresentedCall& call, bool has_result,
+                           const json::Value*& meta);
   // Presents `call` (`content` and `meta` are its result's; null without one) and emits it.
   void Present(size_t index, PresentedCall call, const json::Value::Array* content, const json::Value* meta);
 
@@ -90,8 +93,8 @@ class CardFold {
   Emit emit_;
   size_t next_index_ = 0;
   size_t results_without_call_ = 0;
-  std::map<size_t, PresentedCall> open_;        // index → a logged call awaiting its result
-  std::map<std::string, size_t> open_by_id_;    // callId → its index in open_ (the latest call of that id)
+  std::map<size_t, PresentedCall> open_;      // index → a logged call awaiting its result
+  std::map<std::string, size_t> open_by_id_;  // callId → its index in open_ (the latest call of that id)
   // callId → (name, arguments) of requested calls not logged (yet) as tool/call:
   // what names a result without a call. Entries go when their call or result comes.
   std::map<std::string, std::pair<std::string, std::string>> asked_;

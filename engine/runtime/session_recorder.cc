@@ -444,7 +444,8 @@ asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& run
     ++state_.loose_in_flight;
   }
   if (record_first) {
-    Status started = co_await Commit([&](const Emit& emit) { call_seq = EmitCallStart(loose, def.get(), emit, std::nullopt); });
+    Status started = co_await Commit(
+        [&](const Emit& emit) { call_seq = EmitCallStart(loose, def.get(), emit, std::nullopt); });
     if (!started.ok()) {
       settle();
       co_return started;
@@ -470,7 +471,8 @@ asio::awaitable<Result<ToolResultPtr>> SessionRecorder::RunCall(ToolRuntime& run
 
   Status recorded = co_await Commit([&](const Emit& emit) {
     --state_.loose_in_flight;
-    if (!record_first) call_seq = EmitCallStart(loose, def.get(), emit, asked_at);  // folded first: the result names its step
+    // Folded first: the result names its step.
+    if (!record_first) call_seq = EmitCallStart(loose, def.get(), emit, asked_at);
     std::vector<log::Event> events = ResultEvents(call, call_seq, *result, def.get());
     if (loose.notes) {
       for (auto& [type, data] : loose.notes(*result)) {

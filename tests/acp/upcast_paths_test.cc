@@ -3,12 +3,12 @@
 // thread and in pieces), transcript, text and HTML; through `check`; through
 // ACP's session/load; and a Code Mode sub-call's arguments are shown upcast.
 // Each test fails when its path stops going through the card fold's upcast.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "check/replay_check.h"
 #include "engine/json/parser.h"
@@ -40,10 +40,12 @@ presenters::PresenterSet WeatherPresenters() {
                  }}}};
   presenters::PresenterSet set;
   Status st = set.Add(
-      "weather", schema::Parameters({{"city", schema::Object(false, {{"name", schema::String().Required()}}).Required()}}),
+      "weather",
+      schema::Parameters({{"city", schema::Object(false, {{"name", schema::String().Required()}}).Required()}}),
       [](const Value& args) -> std::optional<Value> {
-        return Value::MakeObject(
-            {{"card", "generic"}, {"title", "Weather in " + args.Find("city")->Find("name")->as_string()}, {"kind", "fetch"}});
+        return Value::MakeObject({{"card", "generic"},
+                                  {"title", "Weather in " + args.Find("city")->Find("name")->as_string()},
+                                  {"kind", "fetch"}});
       },
       nullptr, "1", std::move(revisions));
   EXPECT_TRUE(st.ok()) << st.message();
@@ -53,26 +55,31 @@ presenters::PresenterSet WeatherPresenters() {
 // A log of `turns` turns, each one weather call at revision 1 (`Town<n>`) and
 // its result; a Code Mode dispatch of the tool in the first turn.
 std::string WeatherLog(int turns) {
-  std::string log = R"({"type":"session","version":0,"id":"weather","createdAt":1,"cwd":"/w","delegationDepth":0})" "\n";
+  std::string log = R"({"type":"session","version":0,"id":"weather","createdAt":1,"cwd":"/w","delegationDepth":0})"
+                    "\n";
   int64_t seq = 0;
   auto line = [&](const std::string& type, const std::string& data, const std::string& extra = "") {
-    log += R"({"type":")" + type + R"(","seq":)" + std::to_string(seq++) + R"(,"time":1,"data":)" + data + extra + "}\n";
+    log +=
+        R"({"type":")" + type + R"(","seq":)" + std::to_string(seq++) + R"(,"time":1,"data":)" + data + extra + "}\n";
   };
   for (int t = 1; t <= turns; ++t) {
     const std::string turn = std::to_string(t), id = "c" + turn;
     line("turn/start", R"({"turn":)" + turn + "}");
     line("step/start", R"({"turn":)" + turn + R"(,"step":1})");
     if (t == 1) {
-      line("tool/code-dispatch", R"({"rootCallId":"c1","parentCallId":"c1","subCallId":"c1:code:1","name":"weather","arguments":{"town":"Sub"},"isError":false,"content":[]})");
+      line(
+          "tool/code-dispatch",
+          R"({"rootCallId":"c1","parentCallId":"c1","subCallId":"c1:code:1","name":"weather","arguments":{"town":"Sub"},"isError":false,"content":[]})");
     }
     const int64_t call_seq = seq;
     line("tool/call", R"({"turn":)" + turn + R"(,"step":1,"callId":")" + id +
                           R"(","name":"weather","arguments":"{\"town\":\"Town)" + turn + R"(\"}"})");
-    line("tool/result",
-         R"({"turn":)" + turn + R"(,"step":1,"message":{"content":[{"type":"tool-result","toolCallId":")" + id +
-             R"(","toolName":"weather","content":[{"type":"text","text":"sunny"}]}],"source":{"kind":"tool","callId":")" +
-             id + R"("},"role":"user","id":"m)" + turn + R"("}})",
-         R"(,"sourceEventSeqs":[)" + std::to_string(call_seq) + R"(],"surfaceOp":"append")");
+    line(
+        "tool/result",
+        R"({"turn":)" + turn + R"(,"step":1,"message":{"content":[{"type":"tool-result","toolCallId":")" + id +
+            R"(","toolName":"weather","content":[{"type":"text","text":"sunny"}]}],"source":{"kind":"tool","callId":")" +
+            id + R"("},"role":"user","id":"m)" + turn + R"("}})",
+        R"(,"sourceEventSeqs":[)" + std::to_string(call_seq) + R"(],"surfaceOp":"append")");
     line("step/end", R"({"turn":)" + turn + R"(,"step":1})");
     line("turn/end", R"({"turn":)" + turn + R"(,"reason":{"kind":"completed"}})");
   }
@@ -86,11 +93,11 @@ class UpcastPathsTest : public ::testing::Test {
     auto source = store::EventSource::File(path.empty() ? path_ : path);
     EXPECT_TRUE(source.ok()) << source.status().message();
     std::string out;
-    Status st = service::WriteReplay(*source, format, {.presenters = &set_, .threads = threads},
-                                     [&](std::string_view s) {
-                                       out += s;
-                                       return Status::Ok();
-                                     });
+    Status st =
+        service::WriteReplay(*source, format, {.presenters = &set_, .threads = threads}, [&](std::string_view s) {
+          out += s;
+          return Status::Ok();
+        });
     EXPECT_TRUE(st.ok()) << st.message();
     return out;
   }
@@ -139,10 +146,16 @@ TEST_F(UpcastPathsTest, AcpSessionLoadShowsTheUpcastCall) {
   auto imported = service::ImportLogs(catalog, {path_});
   ASSERT_TRUE(imported.ok() && imported->refused == 0);
   std::string frames;
-  acp::Server server(catalog, [&](const std::string& frame) { frames += frame + "\n"; return true; },
+  acp::Server server(catalog,
+                     [&](const std::string& frame) {
+                       frames += frame + "\n";
+                       return true;
+                     },
                      {.version = "test", .presenters = &set_});
-  server.HandleLine(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}})");
-  server.HandleLine(R"({"jsonrpc":"2.0","id":1,"method":"session/load","params":{"sessionId":"weather","cwd":"/w","mcpServers":[]}})");
+  server.HandleLine(
+      R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}})");
+  server.HandleLine(
+      R"({"jsonrpc":"2.0","id":1,"method":"session/load","params":{"sessionId":"weather","cwd":"/w","mcpServers":[]}})");
   EXPECT_THAT(frames, HasSubstr(R"("title":"Weather in Town2")"));
   EXPECT_THAT(frames, Not(HasSubstr(R"("title":"weather")")));
 }

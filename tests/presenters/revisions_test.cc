@@ -1,6 +1,8 @@
 // Tool-author revisions: a chain of upcasters is checked when it is
 // declared, and carries an old call's arguments and meta to the current
 // revision, or says which step failed.
+#include "presenters/revisions.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,7 +11,6 @@
 #include "engine/schema/schema_compiler.h"
 #include "engine/schema/schema_spec.h"
 #include "presenters/presenter.h"
-#include "presenters/revisions.h"
 
 namespace retrace::presenters {
 namespace {
@@ -72,7 +73,8 @@ TEST(RevisionsTest, AGapIsRefusedNamingTheToolAndTheStep) {
   spec.steps[1].to = 4;
   spec.current = 4;
   spec.parameters[3] = V3();
-  EXPECT_THAT(Refusal(spec), HasSubstr("tool \"weather\": step 2 (revision 3 → 4) leaves a gap: no step reads revision 2"));
+  EXPECT_THAT(Refusal(spec),
+              HasSubstr("tool \"weather\": step 2 (revision 3 → 4) leaves a gap: no step reads revision 2"));
   RevisionSpec skips = Weather();
   skips.steps.erase(skips.steps.begin());
   EXPECT_THAT(Refusal(skips), HasSubstr("step 1 (revision 2 → 3) leaves a gap: no step reads revision 1"));
@@ -81,7 +83,8 @@ TEST(RevisionsTest, AGapIsRefusedNamingTheToolAndTheStep) {
 TEST(RevisionsTest, ADuplicateStepIsRefused) {
   RevisionSpec spec = Weather();
   spec.steps.insert(spec.steps.begin() + 1, spec.steps[0]);
-  EXPECT_THAT(Refusal(spec), HasSubstr("tool \"weather\": step 2 (revision 1 → 2) duplicates an earlier step from revision 1"));
+  EXPECT_THAT(Refusal(spec),
+              HasSubstr("tool \"weather\": step 2 (revision 1 → 2) duplicates an earlier step from revision 1"));
 }
 
 TEST(RevisionsTest, AStepThatDoesNotAdvanceIsRefused) {
@@ -100,7 +103,8 @@ TEST(RevisionsTest, AChainThatStopsShortOfTheCurrentRevisionIsRefused) {
   RevisionSpec spec = Weather();
   spec.current = 4;
   spec.parameters[3] = V3();
-  EXPECT_THAT(Refusal(spec), HasSubstr("tool \"weather\": the chain ends at revision 3, not at the current revision 4"));
+  EXPECT_THAT(Refusal(spec),
+              HasSubstr("tool \"weather\": the chain ends at revision 3, not at the current revision 4"));
   RevisionSpec none{.current = 2, .parameters = {{1, V1()}}};
   EXPECT_THAT(Refusal(none), HasSubstr("the chain ends at revision 1, not at the current revision 2"));
 }
@@ -156,8 +160,9 @@ TEST(RevisionsTest, ARecordedRevisionWinsOverInferenceWhileItsSchemaIsUnchanged)
                                  out.Set("weeks", Value(int64_t{1}));
                                  return out;
                                }}}};
-  const Value current = schema::CompileParameters(
-      schema::Parameters({{"days", schema::Integer()}, {"weeks", schema::Integer()}})).value();
+  const Value current =
+      schema::CompileParameters(schema::Parameters({{"days", schema::Integer()}, {"weeks", schema::Integer()}}))
+          .value();
   RevisionsPtr r = CompileRevisions("t", std::move(spec), current).value();
   const Value args = J(R"({"days":3})");
   EXPECT_EQ(Upcast(*r, args, nullptr, nullptr).how, UpcastHow::kCurrent);
@@ -213,15 +218,23 @@ TEST(RevisionsTest, APresenterSetRefusesABadChainAndTheVersionCoversTheRevisions
   PresenterSet set;
   RevisionSpec bad = Weather();
   bad.steps[1].to = 2;
-  Status st = set.Add("weather", V3(), [](const Value&) { return std::optional<Value>(); }, nullptr, "1", std::move(bad));
+  Status st = set.Add(
+      "weather", V3(), [](const Value&) { return std::optional<Value>(); }, nullptr, "1", std::move(bad));
   EXPECT_THAT(st.message(), HasSubstr("tool \"weather\": step 2 (revision 2 → 2) does not advance"));
   EXPECT_EQ(set.Find("weather"), nullptr);
-  ASSERT_TRUE(set.Add("weather", V3(), [](const Value&) { return std::optional<Value>(); }, nullptr, "1", Weather()).ok());
-  ASSERT_TRUE(set.Add("plain", V3(), [](const Value&) { return std::optional<Value>(); }, nullptr, "1").ok());
+  ASSERT_TRUE(set.Add(
+                     "weather", V3(), [](const Value&) { return std::optional<Value>(); }, nullptr, "1", Weather())
+                  .ok());
+  ASSERT_TRUE(set.Add(
+                     "plain", V3(), [](const Value&) { return std::optional<Value>(); }, nullptr, "1")
+                  .ok());
   ASSERT_NE(set.Find("weather")->revisions, nullptr);
   EXPECT_EQ(set.Find("plain")->revisions, nullptr);
   PresenterSet plain_weather;
-  ASSERT_TRUE(plain_weather.Add("weather", V3(), [](const Value&) { return std::optional<Value>(); }, nullptr, "1").ok());
+  ASSERT_TRUE(plain_weather
+                  .Add(
+                      "weather", V3(), [](const Value&) { return std::optional<Value>(); }, nullptr, "1")
+                  .ok());
   EXPECT_NE(set.Find("weather")->version, plain_weather.Find("weather")->version);
 }
 

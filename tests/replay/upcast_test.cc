@@ -26,8 +26,14 @@ presenters::RevisionSpec NoteRevisions() {
           .parameters = {{1, schema::Parameters({{"town", schema::String().Required()}})}},
           .steps = {{.from = 1,
                      .to = 2,
-                     .arguments = [](const Value& a) { return Value::MakeObject({{"city", *a.Find("town")}}); },
-                     .meta = [](const Value& m) { return Value::MakeObject({{"degrees", *m.Find("temp")}}); }}}};
+                     .arguments =
+                         [](const Value& a) {
+                           return Value::MakeObject({{"city", *a.Find("town")}});
+                         },
+                     .meta =
+                         [](const Value& m) {
+                           return Value::MakeObject({{"degrees", *m.Find("temp")}});
+                         }}}};
 }
 
 presenters::PresenterSet NotePresenters(presenters::RevisionSpec revisions = NoteRevisions()) {
@@ -59,8 +65,11 @@ log::Event E(std::string type, int64_t seq, std::string_view data) {
 
 log::Event Call(int64_t seq, const std::string& id, const std::string& args) {
   return E(std::string(log::kToolCall), seq,
-           json::Serialize(Value::MakeObject(
-               {{"turn", Value(int64_t{1})}, {"step", Value(int64_t{1})}, {"callId", id}, {"name", "note"}, {"arguments", args}})));
+           json::Serialize(Value::MakeObject({{"turn", Value(int64_t{1})},
+                                              {"step", Value(int64_t{1})},
+                                              {"callId", id},
+                                              {"name", "note"},
+                                              {"arguments", args}})));
 }
 
 log::Event Result(int64_t seq, const std::string& id, std::string_view meta) {
@@ -82,9 +91,9 @@ std::string Title(const Value& cards, size_t i, const char* phase) {
 
 TEST(UpcastReplayTest, AnOldCallReplaysToTheCurrentViewsWithItsMetaUpcast) {
   const presenters::PresenterSet set = NotePresenters();
-  const Value cards = Cards(set, {E("turn/start", 0, R"({"turn":1})"), Call(1, "a", R"({"town":"Oslo"})"),
-                                  Result(2, "a", R"({"temp":21})"), Call(3, "b", R"({"city":"Lima"})"),
-                                  Result(4, "b", R"({"degrees":30})")});
+  const Value cards = Cards(
+      set, {E("turn/start", 0, R"({"turn":1})"), Call(1, "a", R"({"town":"Oslo"})"), Result(2, "a", R"({"temp":21})"),
+            Call(3, "b", R"({"city":"Lima"})"), Result(4, "b", R"({"degrees":30})")});
   EXPECT_EQ(Title(cards, 0, "pending"), "Note for Oslo");
   EXPECT_EQ(Title(cards, 0, "result"), "Noted Oslo at 21");
   EXPECT_EQ(Title(cards, 1, "result"), "Noted Lima at 30");

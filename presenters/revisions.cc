@@ -17,8 +17,9 @@ std::string StepName(size_t index, const UpcastStep& step) {
 // The chain's shape: steps[i] reads revision i + 1 and gives i + 2, the last
 // gives `current`. Each refusal names the first step that breaks it.
 Status CheckChain(const std::string& who, int current, const std::vector<UpcastStep>& steps) {
-  if (current < 1)
+  if (current < 1) {
     return Status::InvalidArgument(who + ": the current revision must be 1 or more, not " + std::to_string(current));
+  }
   std::set<int> read;
   for (size_t i = 0; i < steps.size(); ++i) {
     const UpcastStep& s = steps[i];

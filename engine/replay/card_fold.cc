@@ -28,8 +28,9 @@ void CardFold::Add(log::Event&& e) {
   if (e.type == log::kTurnStart) {
     records_.clear();
   } else if (e.type == log::kToolRevision) {
-    if (auto record = ReadRevisionRecord(e))
+    if (auto record = ReadRevisionRecord(e)) {
       records_.insert_or_assign(std::move(record->first), std::move(record->second));
+    }
   } else if (e.type == log::kAssistantMessage) {
     const Value* content = json::Get(json::Get(&e.data, "message"), "content");  // const: never unshares
     if (!content || !content->is_array()) return;

@@ -141,6 +141,49 @@ TEST_F(UpcastPathsTest, CheckCountsTheUpcastCalls) {
   EXPECT_THAT(check::ReportText(*report, true), HasSubstr("tool weather: 3 at revision 1, 0 recorded, 3 upcast"));
 }
 
+TEST_F(UpcastPathsTest, AThrowingOrSchemaBreakingStepIsAHardCheckFindingAndAGenericCard) {
+  const presenters::ToolPresenter& weather = *set_.Find("weather");
+  for (const bool throws : {true, false}) {
+    presenters::RevisionSpec spec{
+        .current = 2,
+        .parameters = {{1, schema::Parameters({{"town", schema::String().Required()}})}},
+        .steps = {{.from = 1, .to = 2, .arguments = [throws](const Value& a) -> Value {
+                     if (throws) throw std::runtime_error("no such town");
+                     return a;  // forgets to make the city: fails revision 2's schema
+                   }}}};
+    presenters::PresenterSet broken;
+    broken.Add(presenters::MakeToolPresenter(
+        "weather", weather.parameters, weather.present_call, weather.present_result, "1",
+        presenters::CompileRevisions("weather", std::move(spec), weather.parameters, /*dsl=*/true).value()));
+    check::CheckOptions options;
+    options.presenters = &broken;
+    auto report = check::CheckInputs({path_}, options);
+    ASSERT_TRUE(report.ok()) << report.status().message();
+    EXPECT_FALSE(report->Clean(/*strict=*/false));
+    EXPECT_EQ(report->Count(check::IsHardFailure), 3);
+    const std::string text = check::ReportText(*report, false);
+    EXPECT_THAT(text, HasSubstr("upcast (hard failure)  seq "));
+    EXPECT_THAT(text, HasSubstr(throws ? "step 1 (revision 1 → 2) threw: no such town"
+                                       : "step 1 (revision 1 → 2) gave arguments that fail revision 2's schema"));
+    const Value json = check::ReportJson(*report, false);
+    const Value* tally = json.Find("revisions")->Find("weather");
+    ASSERT_NE(tally, nullptr);
+    EXPECT_EQ(json::Serialize(*tally->Find("generic")),
+              throws ? R"({"a step threw":3})" : R"({"a step's output fails the next schema":3})");
+    // Replay shows the generic card, never a crash.
+    service::ReplayOptions replay{.presenters = &broken};
+    auto source = store::EventSource::File(path_);
+    ASSERT_TRUE(source.ok());
+    std::string cards;
+    ASSERT_TRUE(service::WriteCards(*source, replay, [&](std::string_view t) {
+                  cards += t;
+                  return Status::Ok();
+                }).ok());
+    EXPECT_THAT(cards, HasSubstr(R"("title":"weather")"));
+    EXPECT_THAT(cards, Not(HasSubstr("Weather in")));
+  }
+}
+
 TEST_F(UpcastPathsTest, AcpSessionLoadShowsTheUpcastCall) {
   service::Catalog catalog({.db_path = dir_ / "t.db"});
   auto imported = service::ImportLogs(catalog, {path_});

@@ -67,10 +67,13 @@ Command CheckCommand() {
                 "failure) and compared with its reference, call by call: missing, extra or differing cards,\n"
                 "each with its seq, callId, tool, presenter version and the JSON path where it differs.\n"
                 "Hard failures (a presenter that throws, an unknown event type not marked ignorable, a\n"
-                "nondeterministic replay, a fuzz failure) are reported apart from fallbacks: logged\n"
-                "arguments that no longer fit the schema, which show the generic card and are warnings\n"
-                "unless --strict. With --presenters-cmd, a program's presenters are checked: one that\n"
-                "crashes, answers garbage or is late gives a `threw` finding for that call.\n"
+                "nondeterministic replay, a fuzz failure, an upcaster step that throws or breaks the next\n"
+                "revision's schema) are reported apart from fallbacks: logged arguments that no longer fit\n"
+                "the schema, which show the generic card and are warnings unless --strict. Tools that\n"
+                "declare argument revisions get a tally: calls per revision, recorded or inferred, upcast,\n"
+                "and why any still show the generic card. With --presenters-cmd, a program's presenters\n"
+                "(and upcasters) are checked: one that crashes, answers garbage or is late gives a `threw`\n"
+                "finding for that call.\n"
                 "Exit code 0 only when clean. See docs/REPLAY-STABILITY.md.");
             return [&ctx, a] { return Run(ctx, *a); };
           }};

@@ -1,5 +1,9 @@
 #include "service/maintain.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
 #include "store/session_writer.h"
 
 namespace retrace::service {
@@ -21,6 +25,51 @@ Status CatchUpSearchIndex(const Catalog& catalog) {
 Status RebuildReadModel(const Catalog& catalog, const std::function<void(int64_t, int64_t)>& progress) {
   ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, catalog.Open(Access::kExisting));
   return store->RebuildReadModel(progress);
+}
+
+namespace {
+
+int64_t FileBytes(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  return ec ? 0 : static_cast<int64_t>(size);
+}
+
+}  // namespace
+
+Result<DeleteOutcome> DeleteSessions(const Catalog& catalog, const std::vector<std::string>& ids,
+                                     const DeleteOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, catalog.Open(Access::kExisting));
+  DeleteOutcome outcome;
+  std::set<std::string> named;
+  for (const std::string& id : ids) {
+    if (!named.insert(id).second) return Status::InvalidArgument("session \"" + id + "\" is named twice");
+    ASSIGN_OR_RETURN(store::SessionSummary s, store->Describe(id));
+    outcome.deleted.push_back(std::move(s));
+  }
+  outcome.bytes_before = FileBytes(catalog.db_path());
+  const auto total = static_cast<int64_t>(ids.size());
+  for (int64_t i = 0; i < total; ++i) {
+    if (Status st = store->DeleteSession(ids[static_cast<size_t>(i)]); !st.ok()) {
+      outcome.deleted.resize(static_cast<size_t>(i));
+      return st.WithContext(std::to_string(i) + " of " + std::to_string(total) + " sessions deleted before it");
+    }
+    if (options.progress) options.progress(i + 1, total);
+  }
+  if (options.vacuum && total > 0) RETURN_IF_ERROR(store->Vacuum(&outcome.free_pages));
+  outcome.bytes_after = FileBytes(catalog.db_path());
+  return outcome;
+}
+
+Result<std::vector<store::SessionSummary>> SessionsIdleSince(const Catalog& catalog, int64_t cutoff_ms) {
+  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, catalog.Open(Access::kExisting));
+  ASSIGN_OR_RETURN(std::vector<store::SessionSummary> all, store->ListSessions());
+  std::vector<store::SessionSummary> old;
+  for (store::SessionSummary& s : all) {
+    if (s.updated_at < cutoff_ms) old.push_back(std::move(s));
+  }
+  std::stable_sort(old.begin(), old.end(), [](const auto& a, const auto& b) { return a.updated_at < b.updated_at; });
+  return old;
 }
 
 }  // namespace retrace::service

@@ -7,6 +7,7 @@
 
 #include <sys/stat.h>
 
+#include "store/event_id.h"
 #include "store/journaled_event_log.h"
 #include "store/schema_lock.h"
 #include "format/chunk_rows.h"
@@ -279,6 +280,46 @@ Result<std::unique_ptr<SessionWriter>> EventStore::OpenWriter(std::string_view s
       new SessionWriter(*this, std::string(session_id), key, std::move(lock), maintain_read_model_));
   RETURN_IF_ERROR(w->LoadState());
   return w;
+}
+
+Status EventStore::DeleteSession(std::string_view session_id) {
+  ASSIGN_OR_RETURN(int64_t key, SessionKey(session_id));
+  ASSIGN_OR_RETURN(WriterLock lock, WriterLock::Acquire(path(), key, std::string(session_id)));
+  ASSIGN_OR_RETURN(Transaction tx, Transaction::Begin(db_));
+  const std::string docs = SessionRangeSql("id", "?1");
+  // The full-text entries first: an external-content index forgets a row only
+  // when told its text, and only the documents already indexed have entries.
+  const std::vector<std::string> statements = {
+      "INSERT INTO search_fts(search_fts, rowid, text) SELECT 'delete', id, text FROM search_docs WHERE " + docs +
+          " AND id <= COALESCE((SELECT indexed_through FROM search_progress WHERE session = ?1), -1)",
+      "DELETE FROM search_docs WHERE " + docs,
+      "DELETE FROM search_progress WHERE session = ?1",
+      "DELETE FROM tool_calls WHERE session = ?1",
+      "DELETE FROM turns WHERE session = ?1",
+      "DELETE FROM steps WHERE session = ?1",
+      "DELETE FROM injections WHERE session = ?1",
+      "DELETE FROM replacements WHERE session = ?1",
+      "DELETE FROM retries WHERE session = ?1",
+      "DELETE FROM events WHERE " + SessionRangeSql("event_id", "?1"),
+      "DELETE FROM sessions WHERE id = ?1",
+  };
+  for (const std::string& sql : statements) {
+    ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, sql));
+    RETURN_IF_ERROR(st.Bind(1, key).Run());
+  }
+  return tx.Commit();
+}
+
+Status EventStore::Vacuum(int64_t* free_pages) {
+  if (free_pages) {
+    ASSIGN_OR_RETURN(Statement st, Statement::Prepare(db_, "PRAGMA freelist_count"));
+    ASSIGN_OR_RETURN(bool row, st.Step());
+    *free_pages = row ? st.Int(0) : 0;
+  }
+  RETURN_IF_ERROR(db_.Exec("VACUUM"));
+  // The rewritten pages sit in the WAL until a checkpoint moves them into the
+  // file and truncates the log: only then is the space given back.
+  return db_.Exec("PRAGMA wal_checkpoint(TRUNCATE)");
 }
 
 Status EventStore::RebuildReadModel(const std::function<void(int64_t, int64_t)>& progress) {

@@ -173,6 +173,16 @@ class EventStore {
   // Opens the single writer of a session (see session_writer.h).
   Result<std::unique_ptr<SessionWriter>> OpenWriter(std::string_view session_id);
 
+  // Deletes a session: its events, its read-model rows and its search
+  // documents with their full-text entries, in one transaction. Busy, naming
+  // the session, while a writer holds it: a session being recorded is never
+  // deleted under its writer. NotFound when there is none of that id. The
+  // pages go back to the file system only with Vacuum().
+  Status DeleteSession(std::string_view session_id);
+  // Rewrites the database without its free pages (SQLite's VACUUM), so the
+  // file shrinks; `free_pages` (optional) gets how many there were.
+  Status Vacuum(int64_t* free_pages = nullptr);
+
   // Drops every read-model row and derives them again from the events, in one
   // transaction (read_model.h). `progress` gets (sessions done, sessions).
   Status RebuildReadModel(const std::function<void(int64_t, int64_t)>& progress = {});

@@ -34,6 +34,8 @@ Command ExportCommand();
 Command SessionsCommand();
 Command EventsCommand();
 Command RepairCommand();
+Command DeleteCommand();
+Command RetainCommand();
 Command MigrateCommand();
 Command RunCommand();
 Command McpCommand();

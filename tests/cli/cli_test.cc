@@ -351,6 +351,31 @@ TEST_F(CliTest, CheckNamesGoldenDocumentsByLogFileAndRefusesTwoInputsSharingOne)
                                     dir_ / "a/s.jsonl's"));
 }
 
+TEST_F(CliTest, DeleteAndRetainRemoveSessionsAndSayWhat) {
+  ASSERT_EQ(Retrace("import " + FixturePath("c01-fs-read.jsonl") + " " + FixturePath("c04-bash-jobs.jsonl")).code, 0);
+  // The fixtures' last events are from 2026-11-30: a dry run lists both, changes nothing.
+  Outcome dry = Retrace("retain --older-than 1d --dry-run");
+  EXPECT_EQ(dry.code, 0) << dry.out;
+  EXPECT_THAT(dry.out, HasSubstr("would delete c01-fs-read (290 events, last at 2026-11-30T02:31:47"));
+  EXPECT_THAT(dry.out, HasSubstr("2 sessions would be deleted (nothing changed)"));
+  EXPECT_THAT(Retrace("retain --older-than 100000w").out, HasSubstr("no session's last event is older than 100000w"));
+  Outcome bad = Retrace("retain --older-than 30x");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_THAT(bad.out, HasSubstr("--older-than 30x: give a number and a unit"));
+  Outcome unknown = Retrace("delete c01-fs-read nope");
+  EXPECT_NE(unknown.code, 0);
+  EXPECT_THAT(unknown.out, HasSubstr("no session \"nope\""));
+  Outcome deleted = Retrace("delete c01-fs-read");
+  EXPECT_EQ(deleted.code, 0) << deleted.out;
+  EXPECT_THAT(deleted.out, HasSubstr("deleted c01-fs-read (290 events"));
+  EXPECT_THAT(deleted.out, HasSubstr("1 sessions deleted; "));
+  EXPECT_THAT(Retrace("sessions").out, ::testing::Not(HasSubstr("c01-fs-read")));
+  Outcome retained = Retrace("retain --older-than 1d");
+  EXPECT_EQ(retained.code, 0) << retained.out;
+  EXPECT_THAT(retained.out, HasSubstr("deleted c04-bash-jobs"));
+  EXPECT_THAT(Retrace("sessions").out, HasSubstr("no sessions"));
+}
+
 TEST_F(CliTest, RewriteUpcastsLegacyPayloadsAndVerifiesEveryCard) {
   const std::string legacy = RETRACE_SOURCE_DIR "/tests/replay/corpus/legacy/s1-tools-inject.jsonl";
   ASSERT_EQ(Retrace("import " + legacy + " " + FixturePath("c04-bash-jobs.jsonl")).code, 0);

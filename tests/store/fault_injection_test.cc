@@ -2,8 +2,8 @@
 // a VFS shim over SQLite's default one).
 //
 // Faults: every store operation a user runs — an import, an append batch, a
-// recorded tool call, a repair, a migration, an index rebuild and a verified
-// rewrite — is first run clean, counting its reads, writes, truncates, syncs
+// recorded tool call, a repair, a migration, an index rebuild, a deletion
+// with its vacuum and a verified rewrite — is first run clean, counting its reads, writes, truncates, syncs
 // and locks; then again from the same starting database with the Nth of them
 // failing (EIO once, ENOSPC from then on, or a write of half its buffer from
 // then on), for every N up to 300 (spread over the count past that). Each time: the operation
@@ -33,6 +33,7 @@
 #include "engine/log/session_header.h"
 #include "service/script_host.h"
 #include "service/catalog.h"
+#include "service/maintain.h"
 #include "service/migrate.h"
 #include "service/record.h"
 #include "store/importer.h"
@@ -255,6 +256,14 @@ TEST_F(FaultInjectionTest, EveryStoreOperationSurvivesAFaultAtEveryPoint) {
        [](const std::string& db) -> Status {
          ASSIGN_OR_RETURN(auto store, EventStore::Open(db));
          return store->RebuildReadModel();
+       }},
+      {"delete",  // one session of two, then the vacuum: the other loses nothing
+       [](const std::string& db) {
+         Import(db, "s1-tools-inject.jsonl");
+         Import(db, "c04-bash-jobs.jsonl");
+       },
+       [&](const std::string& db) -> Status {
+         return service::DeleteSessions(catalog(db), {"c04-bash-jobs"}).status();
        }},
       {"rewrite", [](const std::string& db) { Import(db, "c04-bash-jobs.jsonl"); },
        [&](const std::string& db) -> Status {

@@ -72,4 +72,30 @@ Result<std::vector<store::SessionSummary>> SessionsIdleSince(const Catalog& cata
   return old;
 }
 
+Result<std::vector<store::EventStore::ChainReport>> VerifySessions(
+    const Catalog& catalog, const std::vector<std::string>& ids, const std::map<std::string, std::string>& pinned) {
+  ASSIGN_OR_RETURN(std::unique_ptr<store::EventStore> store, catalog.Open(Access::kExisting));
+  std::vector<std::string> which = ids;
+  std::set<std::string> stored;
+  ASSIGN_OR_RETURN(std::vector<store::SessionSummary> all, store->ListSessions());
+  for (const store::SessionSummary& s : all) stored.insert(s.id);
+  if (which.empty()) which.assign(stored.begin(), stored.end());
+  std::vector<store::EventStore::ChainReport> reports;
+  for (const std::string& id : which) {
+    auto pin = pinned.find(id);
+    ASSIGN_OR_RETURN(store::EventStore::ChainReport report,
+                     store->VerifyChain(id, pin == pinned.end() ? std::string_view() : pin->second));
+    reports.push_back(std::move(report));
+  }
+  if (ids.empty()) {
+    for (const auto& [id, head] : pinned) {
+      if (stored.contains(id)) continue;
+      reports.push_back({.session_id = id,
+                         .problem = "pinned with head " + head + ", but the database holds no such session any more",
+                         .problem_seq = 0});
+    }
+  }
+  return reports;
+}
+
 }  // namespace retrace::service

@@ -1,12 +1,13 @@
 // Maintain: the repairs and rebuilds an operator runs on a database —
 // closing a turn a crash left open (`retrace repair`), the search index and
 // read model (`retrace index`), and deleting sessions (`retrace delete`,
-// `retrace retain`).
+// `retrace retain`), and checking their tamper-evident chains (`retrace verify`).
 #ifndef RETRACE_SERVICE_MAINTAIN_H_
 #define RETRACE_SERVICE_MAINTAIN_H_
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,15 @@ Result<DeleteOutcome> DeleteSessions(const Catalog& catalog, const std::vector<s
 // The sessions whose last event is older than `cutoff_ms` (Unix ms, from the
 // front end's clock), oldest first: what `retrace retain --older-than` deletes.
 Result<std::vector<store::SessionSummary>> SessionsIdleSince(const Catalog& catalog, int64_t cutoff_ms);
+
+// The chain of each session `ids` names (all sessions, in id order, when it
+// names none), recomputed from the stored header and lines
+// (store/event_chain.h), each compared with its head in `pinned` (session →
+// hex, what `retrace verify --head` printed) when it has one. A named
+// session that is not stored is NotFound; a pinned one that is not stored
+// any more is a report with a problem.
+Result<std::vector<store::EventStore::ChainReport>> VerifySessions(
+    const Catalog& catalog, const std::vector<std::string>& ids, const std::map<std::string, std::string>& pinned = {});
 
 }  // namespace retrace::service
 

@@ -7,6 +7,7 @@
 
 #include <sys/stat.h>
 
+#include "store/event_chain.h"
 #include "store/event_id.h"
 #include "store/journaled_event_log.h"
 #include "store/schema_lock.h"
@@ -91,16 +92,22 @@ Status EventStore::Init(const StoreOptions& options, bool existed) {
                                                                    : "PRAGMA synchronous = NORMAL"));
   RETURN_IF_ERROR(db_.Exec("PRAGMA foreign_keys = ON"));
   // (A test may open a store with an older migration list: no model to maintain.)
+  chains_ = std::any_of(options.migrations.begin(), options.migrations.end(),
+                        [](const Migration& m) { return m.name == kChainMigration; });
   maintain_read_model_ = options.maintain_read_model &&
                          std::any_of(options.migrations.begin(), options.migrations.end(),
                                      [](const Migration& m) { return m.name == kReadModelMigration; });
   // The read model arrives with migration 2 (and Code Mode's sub-calls join it
   // with migration 4); its rows for the events already stored are derived in
   // that migration's transaction.
+  // The chain arrives with migration 5; the rows already stored are linked in
+  // its transaction too.
   return ApplyMigrations(db_, state.pending, options.now_ms(), [&](std::span<const Migration> applied) {
-    const bool reshapes_model = std::any_of(applied.begin(), applied.end(), [](const Migration& m) {
-      return m.name == kReadModelMigration || m.name == kCodeDispatchMigration;
-    });
+    auto applies = [&](std::string_view name) {
+      return std::any_of(applied.begin(), applied.end(), [&](const Migration& m) { return m.name == name; });
+    };
+    if (!state.fresh && applies(kChainMigration)) RETURN_IF_ERROR(LinkAllInTransaction());
+    const bool reshapes_model = applies(kReadModelMigration) || applies(kCodeDispatchMigration);
     return reshapes_model && !state.fresh && maintain_read_model_ ? RebuildReadModelInTransaction({}) : Status::Ok();
   });
 }
@@ -320,6 +327,49 @@ Status EventStore::Vacuum(int64_t* free_pages) {
   // The rewritten pages sit in the WAL until a checkpoint moves them into the
   // file and truncates the log: only then is the space given back.
   return db_.Exec("PRAGMA wal_checkpoint(TRUNCATE)");
+}
+
+Status EventStore::LinkAllInTransaction() {
+  ASSIGN_OR_RETURN(Statement sessions, Statement::Prepare(db_, "SELECT id, header FROM sessions ORDER BY id"));
+  ASSIGN_OR_RETURN(Statement rows, Statement::Prepare(db_,
+      "SELECT event_id, json FROM events WHERE " + SessionRangeSql("event_id", "?1") + " ORDER BY event_id"));
+  ASSIGN_OR_RETURN(Statement link, Statement::Prepare(db_, "UPDATE events SET link = ?2 WHERE event_id = ?1"));
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, sessions.Step());
+    if (!more) break;
+    Link chain = GenesisLink(sessions.Text(1));
+    rows.Reset();
+    rows.Bind(1, sessions.Int(0));
+    while (true) {
+      ASSIGN_OR_RETURN(bool row, rows.Step());
+      if (!row) break;
+      chain = NextLink(chain, rows.Text(1));
+      link.Reset();
+      RETURN_IF_ERROR(link.Bind(1, rows.Int(0)).BindBlob(2, chain.data(), chain.size()).Run());
+    }
+  }
+  return Status::Ok();
+}
+
+Result<EventStore::ChainReport> EventStore::VerifyChain(std::string_view session_id, std::string_view pinned_head) {
+  ASSIGN_OR_RETURN(int64_t key, SessionKey(session_id));
+  ASSIGN_OR_RETURN(std::string header, HeaderText(session_id));
+  ChainCheck check(header);
+  ASSIGN_OR_RETURN(Statement rows, Statement::Prepare(db_,
+      "SELECT seq, count, json, link FROM events WHERE " + SessionRangeSql("event_id", "?1") + " ORDER BY event_id"));
+  rows.Bind(1, key);
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, rows.Step());
+    if (!row || !check.Add(rows.Int(0), rows.Int(1), rows.Text(2), rows.Blob(3))) break;
+  }
+  if (!pinned_head.empty()) check.End(pinned_head);
+  ChainReport report{.session_id = std::string(session_id),
+                     .rows = check.rows(),
+                     .events = check.events(),
+                     .head = LinkHex(check.head()),
+                     .problem = check.problem(),
+                     .problem_seq = check.problem_seq()};
+  return report;
 }
 
 Status EventStore::RebuildReadModel(const std::function<void(int64_t, int64_t)>& progress) {

@@ -183,6 +183,18 @@ class EventStore {
   // file shrinks; `free_pages` (optional) gets how many there were.
   Status Vacuum(int64_t* free_pages = nullptr);
 
+  // A session's chain recomputed from its header and stored lines
+  // (event_chain.h): where it first breaks, if it does, and its head;
+  // compared with `pinned_head` (hex) when one is given.
+  struct ChainReport {
+    std::string session_id;
+    int64_t rows = 0, events = 0;
+    std::string head;  // hex of the last link recomputed
+    std::optional<std::string> problem;
+    std::optional<int64_t> problem_seq;
+  };
+  Result<ChainReport> VerifyChain(std::string_view session_id, std::string_view pinned_head = {});
+
   // Drops every read-model row and derives them again from the events, in one
   // transaction (read_model.h). `progress` gets (sessions done, sessions).
   Status RebuildReadModel(const std::function<void(int64_t, int64_t)>& progress = {});
@@ -199,11 +211,14 @@ class EventStore {
   Result<int64_t> RowStart(int64_t key, int64_t seq);
   Status Init(const StoreOptions& options, bool existed);
   Result<SessionSummary> Summarize(Statement& st);
+  // Links every stored row of every session (migration 5), in the caller's transaction.
+  Status LinkAllInTransaction();
   // RebuildReadModel's work, inside the caller's transaction.
   Status RebuildReadModelInTransaction(const std::function<void(int64_t, int64_t)>& progress);
 
   Db db_;
   bool maintain_read_model_ = true;
+  bool chains_ = true;  // the schema has the chain (migration 5): every row stored is linked
   std::optional<Statement> next_seq_;
 };
 

@@ -54,6 +54,8 @@ inline constexpr std::string_view kReadModelMigration = "0002_read_model.sql";
 // Migrations whose rows for stored events are derived again when they apply:
 // the read model itself, and Code Mode's sub-calls in it.
 inline constexpr std::string_view kCodeDispatchMigration = "0004_code_dispatch_calls.sql";
+// The migration that adds the sessions' chains: applying it links the rows stored.
+inline constexpr std::string_view kChainMigration = "0005_event_chain.sql";
 
 // Work migrations need beyond their SQL (deriving rows from the events), run
 // after the SQL of every migration applied, in the same transaction.

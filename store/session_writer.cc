@@ -1,5 +1,7 @@
 #include "store/session_writer.h"
 
+#include <algorithm>
+
 #include "engine/log/event_types.h"
 #include "engine/log/legacy_import.h"
 #include "engine/log/turn_closers.h"
@@ -162,8 +164,16 @@ Result<log::AppendOutcome> SessionWriter::Store(const PreparedRow& row, std::str
   if (row.resend) return CompareResend(row, text);
   if (!insert_) {
     ASSIGN_OR_RETURN(insert_, Statement::Prepare(store_.db_,
-        "INSERT INTO events(event_id, session, seq, count, type, time, turn, step, call_id, tool_name, is_error,"
-        " surface, packed, json) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+        store_.chains_ ? "INSERT INTO events(event_id, session, seq, count, type, time, turn, step, call_id, tool_name,"
+                         " is_error, surface, packed, json, link) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                       : "INSERT INTO events(event_id, session, seq, count, type, time, turn, step, call_id, tool_name,"
+                         " is_error, surface, packed, json) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+  }
+  Link link{};
+  if (store_.chains_) {
+    ASSIGN_OR_RETURN(Link previous, ChainTail(row.seq));
+    link = NextLink(previous, text);
+    insert_->BindBlob(15, link.data(), link.size());
   }
   const EventColumns& c = row.columns;
   Statement& st = *insert_;
@@ -173,8 +183,36 @@ Result<log::AppendOutcome> SessionWriter::Store(const PreparedRow& row, std::str
   if (row.packed.empty()) st.BindNull(13); else st.Bind(13, row.packed, true);
   st.Bind(14, text, true);
   RETURN_IF_ERROR(st.Run());
+  if (store_.chains_) {
+    chain_end_ = row.seq + row.count;
+    chain_link_ = link;
+  }
   RETURN_IF_ERROR(read_model_.Apply(key_, row.read_model));
   return log::AppendOutcome::kAppended;
+}
+
+Result<Link> SessionWriter::ChainTail(int64_t seq) {
+  if (seq == chain_end_) return chain_link_;
+  if (seq == 0) {
+    ASSIGN_OR_RETURN(std::string header, store_.HeaderText(session_id_));
+    return GenesisLink(header);
+  }
+  if (!tail_) {
+    ASSIGN_OR_RETURN(tail_, Statement::Prepare(store_.db_,
+        "SELECT link FROM events WHERE event_id BETWEEN ?1 AND ?2 ORDER BY event_id DESC LIMIT 1"));
+  }
+  tail_->Reset();
+  tail_->Bind(1, EventId(key_, 0)).Bind(2, EventId(key_, seq - 1));
+  ASSIGN_OR_RETURN(bool found, tail_->Step());
+  const std::string_view stored = found ? tail_->Blob(0) : std::string_view();
+  if (stored.size() != Link{}.size()) {
+    return Status::Corruption("session \"" + session_id_ + "\": the row before seq " + std::to_string(seq) +
+                              " has no chain link (`retrace verify` says more)");
+  }
+  Link previous{};
+  std::copy(stored.begin(), stored.end(), previous.begin());
+  tail_->Reset();
+  return previous;
 }
 
 // --- Single-threaded appends ------------------------------------------------

@@ -18,6 +18,7 @@
 #include <retrace/engine/log/event_log.h>
 #include <retrace/engine/log/session_checker.h>
 #include <retrace/store/event_columns.h>
+#include <retrace/store/event_chain.h>
 #include <retrace/store/event_store.h>
 #include <retrace/format/jsonl_reader.h>
 #include <retrace/store/read_model.h>
@@ -74,6 +75,7 @@ class SessionWriter {
   Result<PreparedRow> Prepare(format::StorageRecord record);
   Result<log::AppendOutcome> Store(const PreparedRow& row) { return Store(row, row.text); }
 
+
   // Journaled appends (journaled_event_log.h), the same two stages on two
   // threads. PrepareAppend validates a batch that starts at the end of the
   // log (checker only); UndoPrepare forgets the batch it last prepared (its
@@ -113,6 +115,11 @@ class SessionWriter {
   Result<const log::Event*> CheckAndDerive(const log::Event& event, log::Event& upgraded,
                                            std::vector<ReadModelWrite>* writes);
   Result<log::AppendOutcome> Store(const PreparedRow& row, std::string_view text);
+  // The link of the row that ends just before `seq` (event_chain.h): kept
+  // from the last row this writer stored, else read from the store (or the
+  // session's genesis at seq 0). A rolled-back row never matches: the next
+  // row starts at its seq, not after it.
+  Result<Link> ChainTail(int64_t seq);
   Result<PreparedRow> PreparePackedRow(const format::PackedRow& row, std::string text);
   // Returns the event as validated: `event`, or its upgrade stored in `upgraded`.
   Result<const log::Event*> CheckLegacyAware(const log::Event& event, log::Event& upgraded);
@@ -126,6 +133,9 @@ class SessionWriter {
   WriterLock lock_;
   log::SessionChecker checker_;   // Prepare() stage
   std::optional<Statement> insert_;  // Store() stage
+  std::optional<Statement> tail_;    // Store() stage: ChainTail's read
+  int64_t chain_end_ = -1;           // the seq after the last row linked, -1: unknown
+  Link chain_link_{};
   ReadModelWriter read_model_;       // Store() stage
   bool maintain_read_model_;
 };

@@ -102,6 +102,10 @@ Statement& Statement::BindNull(int i) {
   sqlite3_bind_null(stmt_.get(), i);
   return *this;
 }
+Statement& Statement::BindBlob(int i, const void* data, size_t size) {
+  sqlite3_bind_blob64(stmt_.get(), i, data, size, SQLITE_TRANSIENT);
+  return *this;
+}
 Statement& Statement::Bind(int i, const std::optional<std::string>& v) { return v ? Bind(i, *v) : BindNull(i); }
 Statement& Statement::Bind(int i, const std::optional<int64_t>& v) { return v ? Bind(i, *v) : BindNull(i); }
 
@@ -127,6 +131,11 @@ Status Statement::Run() {
 void Statement::Reset() {
   sqlite3_reset(stmt_.get());
   sqlite3_clear_bindings(stmt_.get());
+}
+
+std::string_view Statement::Blob(int col) const {
+  const auto* p = static_cast<const char*>(sqlite3_column_blob(stmt_.get(), col));
+  return p == nullptr ? std::string_view() : std::string_view(p, static_cast<size_t>(sqlite3_column_bytes(stmt_.get(), col)));
 }
 
 std::string_view Statement::Text(int col) const {

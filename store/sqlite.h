@@ -62,6 +62,7 @@ class Statement {
   Statement& Bind(int i, const std::string& v, bool stable = false) { return Bind(i, std::string_view(v), stable); }
   Statement& Bind(int i, const char* v) { return Bind(i, std::string_view(v)); }
   Statement& BindNull(int i);
+  Statement& BindBlob(int i, const void* data, size_t size);  // copied (SQLITE_TRANSIENT)
   Statement& Bind(int i, const std::optional<std::string>& v);
   Statement& Bind(int i, const std::optional<int64_t>& v);
 
@@ -74,6 +75,7 @@ class Statement {
   int64_t Int(int col) const { return sqlite3_column_int64(stmt_.get(), col); }
   bool IsNull(int col) const { return sqlite3_column_type(stmt_.get(), col) == SQLITE_NULL; }
   std::string_view Text(int col) const;
+  std::string_view Blob(int col) const;  // empty for NULL
 
  private:
   struct Finalizer {

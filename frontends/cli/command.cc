@@ -23,7 +23,7 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 
 std::span<const Command> Commands() {
   static const Command kCommands[] = {ImportCommand(), ExportCommand(), SessionsCommand(),
-                                      EventsCommand(), RepairCommand(), DeleteCommand(), RetainCommand(), MigrateCommand(), RunCommand(), McpCommand(), AcpCommand(), ReplayCommand(), AuditCommand(), QueryCommand(), SearchCommand(), ShowCommand(), TraceCommand(), LineageCommand(), IndexCommand(), CheckCommand(), SdkCommand(), DemoCommand()};
+                                      EventsCommand(), RepairCommand(), DeleteCommand(), RetainCommand(), VerifyCommand(), MigrateCommand(), RunCommand(), McpCommand(), AcpCommand(), ReplayCommand(), AuditCommand(), QueryCommand(), SearchCommand(), ShowCommand(), TraceCommand(), LineageCommand(), IndexCommand(), CheckCommand(), SdkCommand(), DemoCommand()};
   return kCommands;
 }
 

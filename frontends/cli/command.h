@@ -36,6 +36,7 @@ Command EventsCommand();
 Command RepairCommand();
 Command DeleteCommand();
 Command RetainCommand();
+Command VerifyCommand();
 Command MigrateCommand();
 Command RunCommand();
 Command McpCommand();

@@ -98,7 +98,7 @@ TEST(MigrationsTest, CodeModeSubCallsJoinTheReadModelWithTheRowsOfStoredSessions
   auto migrated = EventStore::Open(path, With(all, /*migrate=*/true));
   ASSERT_TRUE(migrated.ok()) << migrated.status().message();
   Db db = RawDb(path);
-  EXPECT_EQ(*db.QueryInt("PRAGMA user_version"), 4);
+  EXPECT_EQ(*db.QueryInt("PRAGMA user_version"), static_cast<int64_t>(embedded.size()));
   EXPECT_EQ(*db.QueryInt("SELECT count(*) FROM tool_calls WHERE parent_call_id = 'c1'"), 2);
   EXPECT_EQ(*db.QueryInt("SELECT count(*) FROM v_tool_calls WHERE call_id = 'c1:code:2' AND tool_name = 'read'"
                          " AND outcome = 'plain-error' AND parent_call_id = 'c1' AND call_seq < result_seq"),

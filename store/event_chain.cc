@@ -9,12 +9,20 @@
 namespace retrace::store {
 namespace {
 
+// SHA-256 fetched from OpenSSL's provider once: an implicit fetch on every
+// digest (EVP_sha256()) looks the algorithm up again each time, which costs
+// more than hashing a line.
+const EVP_MD* Sha256Md() {
+  static const std::unique_ptr<EVP_MD, decltype(&EVP_MD_free)> md(EVP_MD_fetch(nullptr, "SHA256", nullptr), EVP_MD_free);
+  return md.get();
+}
+
 Link Sha256(std::string_view a, std::string_view b) {
   // One context per thread, reused: creating one costs more than hashing a line.
   thread_local const std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
   Link out{};
   unsigned int size = 0;
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1 ||
+  if (!ctx || Sha256Md() == nullptr || EVP_DigestInit_ex2(ctx.get(), Sha256Md(), nullptr) != 1 ||
       EVP_DigestUpdate(ctx.get(), a.data(), a.size()) != 1 || EVP_DigestUpdate(ctx.get(), b.data(), b.size()) != 1 ||
       EVP_DigestFinal_ex(ctx.get(), out.data(), &size) != 1 || size != out.size()) {
     throw std::runtime_error("OpenSSL's SHA-256 failed");  // only if the library is broken

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <utility>
 
+#include "tests/store/store_test_util.h"
 #include "tests/test_util.h"
 
 namespace retrace::cli {
@@ -374,6 +375,33 @@ TEST_F(CliTest, DeleteAndRetainRemoveSessionsAndSayWhat) {
   EXPECT_EQ(retained.code, 0) << retained.out;
   EXPECT_THAT(retained.out, HasSubstr("deleted c04-bash-jobs"));
   EXPECT_THAT(Retrace("sessions").out, HasSubstr("no sessions"));
+}
+
+TEST_F(CliTest, VerifyFindsAnEditedRowAndACutAgainstThePinnedHeads) {
+  ASSERT_EQ(Retrace("import " + FixturePath("c01-fs-read.jsonl") + " " + FixturePath("s1-tools-inject.jsonl")).code, 0);
+  Outcome ok = Retrace("verify");
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  EXPECT_THAT(ok.out, HasSubstr("c01-fs-read  ok  290 events in 201 rows, head "));
+  EXPECT_THAT(ok.out, HasSubstr("verified 2 sessions: 0 broken"));
+  const Outcome heads = Retrace("verify --head");
+  ASSERT_EQ(heads.code, 0);
+  retrace::testing::WriteFile(dir_ / "heads.txt", heads.out);
+  EXPECT_EQ(Retrace("verify --pinned " + dir_ / "heads.txt").code, 0);
+  {
+    auto db = store::testing::RawDb(dir_ / "t.db");
+    ASSERT_TRUE(db.Exec("UPDATE events SET json = replace(json, 'calc', 'cald') WHERE event_id = "
+                        "((SELECT id FROM sessions WHERE session_id = 'c01-fs-read') << 32 | 4)").ok());
+    ASSERT_TRUE(db.Exec("DELETE FROM events WHERE event_id = (SELECT max(event_id) FROM events WHERE event_id >> 32 = "
+                        "(SELECT id FROM sessions WHERE session_id = 's1-tools-inject'))").ok());
+  }
+  Outcome broken = Retrace("verify");
+  EXPECT_EQ(broken.code, 3) << broken.out;
+  EXPECT_THAT(broken.out, HasSubstr("c01-fs-read  BROKEN at seq 4: the row at seq 4 is not what was chained"));
+  EXPECT_THAT(broken.out, HasSubstr("s1-tools-inject  ok"));  // a cut at the end still chains
+  Outcome pinned = Retrace("verify --json --pinned " + dir_ / "heads.txt");
+  EXPECT_EQ(pinned.code, 3) << pinned.out;
+  EXPECT_THAT(pinned.out, HasSubstr("rows were cut from the end of the log"));
+  EXPECT_THAT(pinned.out, HasSubstr(R"("ok":false)"));
 }
 
 TEST_F(CliTest, RewriteUpcastsLegacyPayloadsAndVerifiesEveryCard) {

@@ -187,11 +187,11 @@ class EventStore {
   // (event_chain.h): where it first breaks, if it does, and its head;
   // compared with `pinned_head` (hex) when one is given.
   struct ChainReport {
-    std::string session_id;
+    std::string session_id{};
     int64_t rows = 0, events = 0;
-    std::string head;  // hex of the last link recomputed
-    std::optional<std::string> problem;
-    std::optional<int64_t> problem_seq;
+    std::string head{};  // hex of the last link recomputed
+    std::optional<std::string> problem{};
+    std::optional<int64_t> problem_seq{};
   };
   Result<ChainReport> VerifyChain(std::string_view session_id, std::string_view pinned_head = {});
 

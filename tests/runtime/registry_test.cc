@@ -267,6 +267,29 @@ TEST(DefineToolTest, APresenterIsMadeOnceAndAReadyOneMustFitTheTool) {
   EXPECT_EQ(Define(EchoSpec("t"))->presenter, nullptr);  // no presenters: none
 }
 
+TEST(DefineToolTest, RevisionsGoIntoThePresenterAndABadChainOrNoPresenterIsRefused) {
+  auto revisions = [] {
+    return presenters::RevisionSpec{
+        .current = 2,
+        .parameters = {{1, schema::Parameters({{"text", schema::String().Required()}})}},
+        .steps = {{.from = 1, .to = 2, .arguments = [](const Value& a) {
+                     return Value::MakeObject({{"s", *a.Find("text")}});
+                   }}}};
+  };
+  ToolDefinition spec = EchoSpec("t");
+  spec.revisions = revisions();
+  EXPECT_EQ(DefineTool(spec).status().message(),
+            "defineTool(t): revisions need presentCall/presentResult to upcast for");
+  spec.present_call = [](const Value&) -> std::optional<Value> { return Value::MakeObject({{"card", "generic"}}); };
+  ToolDefinitionPtr made = Define(spec);
+  ASSERT_NE(made->presenter->revisions, nullptr);
+  EXPECT_EQ(made->presenter->revisions->current, 2);
+  spec.revisions = revisions();
+  spec.revisions->steps[0].to = 1;
+  EXPECT_EQ(DefineTool(spec).status().message(),
+            "defineTool(t): tool \"t\": step 1 (revision 1 → 1) does not advance");
+}
+
 TEST(DefineToolTest, PresentersSoftValidateTheirArguments) {  // §6.3
   ToolDefinition spec = EchoSpec("t");
   spec.present_call = [](const Value& args) -> std::optional<Value> {

@@ -42,6 +42,11 @@ double NowSeconds();
 // Deletes a SQLite database and its -wal, -shm and retrace -lock files.
 void RemoveDatabase(const std::string& path);
 
+// A whole file's bytes ("" when it cannot be read), and a file written with
+// `text` (the benchmarks' outputs, compared after the timed part).
+std::string ReadFileText(const std::string& path);
+void WriteFileText(const std::string& path, const std::string& text);
+
 }  // namespace retrace::bench
 
 #endif  // RETRACE_BENCH_MEASURE_H_

@@ -29,13 +29,6 @@ namespace {
 
 constexpr char kSession[] = "replay-bench";
 
-void WriteText(const std::string& path, const std::string& text) {
-  if (FILE* f = std::fopen(path.c_str(), "wb")) {
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-  }
-}
-
 // Cards from a file or a stored session, serialized; optionally written to `out`.
 double Cards(const std::function<Status(const store::EventSink&)>& read, size_t size_hint, const std::string& out) {
   const double start = NowSeconds();
@@ -52,19 +45,8 @@ double Cards(const std::function<Status(const store::EventSink&)>& read, size_t 
   std::string text = builder.FinishText();
   text += '\n';
   const double seconds = NowSeconds() - start;
-  if (!out.empty()) WriteText(out, text);
+  if (!out.empty()) WriteFileText(out, text);
   return seconds;
-}
-
-std::string Slurp(const std::string& path) {
-  std::string text;
-  if (FILE* f = std::fopen(path.c_str(), "rb")) {
-    char buf[1 << 16];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-    std::fclose(f);
-  }
-  return text;
 }
 
 // The cards of `source` in pieces, one per thread, as `retrace replay` makes
@@ -85,7 +67,7 @@ double CardsInPieces(const std::string& file, unsigned threads, const std::strin
   const std::optional<std::string> text = PiecedCards(*source, threads);
   if (!text) return -1;
   const double seconds = NowSeconds() - start;
-  if (!out.empty()) WriteText(out, *text);
+  if (!out.empty()) WriteFileText(out, *text);
   return seconds;
 }
 
@@ -232,9 +214,9 @@ int Main(int argc, char** argv) {
     if (in_pieces.ok) std::printf(", %.1fx on 2 threads", upstream.seconds / in_pieces.seconds);
     std::printf(" (target >= 10)\n");
     if (html.ok) std::printf("file in → HTML out, retrace / upstream cards: %.1fx\n", upstream.seconds / html.seconds);
-    const std::string theirs = Slurp(theirs_out);
+    const std::string theirs = ReadFileText(theirs_out);
     std::printf("cards identical to upstream's: %s on 1 thread, %s on 2 threads\n",
-                Slurp(ours_out) == theirs ? "yes" : "NO", Slurp(pieces_out) == theirs ? "yes" : "NO");
+                ReadFileText(ours_out) == theirs ? "yes" : "NO", ReadFileText(pieces_out) == theirs ? "yes" : "NO");
   }
   RemoveDatabase(db);
   return 0;

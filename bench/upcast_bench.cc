@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <sstream>
 
 #include "bench/bench_options.h"
 #include "bench/log_generator.h"
@@ -89,15 +88,8 @@ double Cards(const std::string& file, const presenters::PresenterSet& set, size_
   if (!st.ok()) return -1;
   const std::string text = builder.FinishText();
   const double seconds = NowSeconds() - start;
-  std::ofstream(out, std::ios::binary) << text;
+  WriteFileText(out, text);
   return seconds;
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 }  // namespace
@@ -137,7 +129,7 @@ int Main(int argc, char** argv) {
       "3-step chain on every call / arguments already current: %.2fx (reference presenters), "
       "%.2fx (the same revisions declared) (target <= 1.2)\n",
       best[2].seconds / best[0].seconds, best[2].seconds / best[1].seconds);
-  const bool same = Slurp(o.dir + "/b.json") == Slurp(o.dir + "/c.json") && !Slurp(o.dir + "/c.json").empty();
+  const bool same = ReadFileText(o.dir + "/b.json") == ReadFileText(o.dir + "/c.json") && !ReadFileText(o.dir + "/c.json").empty();
   std::printf("cards of the revision-1 log identical to the current log's: %s\n", same ? "yes" : "NO");
   return same ? 0 : 1;
 }

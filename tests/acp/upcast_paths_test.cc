@@ -102,6 +102,17 @@ class UpcastPathsTest : public ::testing::Test {
     return out;
   }
 
+  // `retrace check` of `input` with the weather presenters, which must be clean even with --strict.
+  check::CheckReport CleanCheck(const std::string& input) {
+    check::CheckOptions options;
+    options.presenters = &set_;
+    auto report = check::CheckInputs({input}, options);
+    EXPECT_TRUE(report.ok()) << report.status().message();
+    if (!report.ok()) return {};
+    EXPECT_TRUE(report->Clean(/*strict=*/true)) << check::ReportText(*report, true);
+    return std::move(report).value();
+  }
+
   retrace::testing::TempDir dir_;
   std::string path_ = dir_ / "weather.jsonl";
   presenters::PresenterSet set_ = WeatherPresenters();
@@ -130,15 +141,11 @@ TEST_F(UpcastPathsTest, APiecedReplayUpcastsAsOneThreadDoes) {
 }
 
 TEST_F(UpcastPathsTest, CheckCountsTheUpcastCalls) {
-  check::CheckOptions options;
-  options.presenters = &set_;
-  auto report = check::CheckInputs({path_}, options);
-  ASSERT_TRUE(report.ok()) << report.status().message();
-  EXPECT_TRUE(report->Clean(/*strict=*/true)) << check::ReportText(*report, true);
-  const check::ToolRevisions t = check::RevisionTotals(*report).at("weather");
+  const check::CheckReport report = CleanCheck(path_);
+  const check::ToolRevisions t = check::RevisionTotals(report).at("weather");
   EXPECT_EQ(t.at_revision, (std::map<int, int64_t>{{1, 3}}));
   EXPECT_EQ(t.upcast, 3);
-  EXPECT_THAT(check::ReportText(*report, true), HasSubstr("tool weather: 3 at revision 1, 0 recorded, 3 upcast"));
+  EXPECT_THAT(check::ReportText(report, true), HasSubstr("tool weather: 3 at revision 1, 0 recorded, 3 upcast"));
 }
 
 TEST_F(UpcastPathsTest, AThrowingOrSchemaBreakingStepIsAHardCheckFindingAndAGenericCard) {
@@ -218,12 +225,7 @@ TEST_F(UpcastPathsTest, MigrateRewriteWritesEveryCallAtTheCurrentRevisionWithThe
   EXPECT_TRUE(rewrite->differences.empty());
   EXPECT_EQ(rewrite->calls_upcast, 3);
   // Every call of the copy is at the current revision, and nothing is upcast on read any more.
-  check::CheckOptions options;
-  options.presenters = &set_;
-  auto report = check::CheckInputs({out}, options);
-  ASSERT_TRUE(report.ok()) << report.status().message();
-  EXPECT_TRUE(report->Clean(/*strict=*/true)) << check::ReportText(*report, true);
-  const check::ToolRevisions t = check::RevisionTotals(*report).at("weather");
+  const check::ToolRevisions t = check::RevisionTotals(CleanCheck(out)).at("weather");
   EXPECT_EQ(t.at_revision, (std::map<int, int64_t>{{2, 3}}));
   EXPECT_EQ(t.upcast, 0);
   auto cards = check::CompareStoreCards(dir_ / "t.db", out, &set_);
